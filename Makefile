@@ -1,0 +1,135 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# tracecost: plain GNU Makefile.
+#
+#   make            build build/tracecost and the unit tests
+#   make run        install dependencies, build, run the user suite
+#   make check      install dependencies, build, run every test (also under ASan+UBSan)
+#   make bench      print benchmark figures (see BENCHMARKS.md)
+#   make deps       install missing Debian packages (root) or print the apt-get line
+#
+# Layout: include/tracecost (public API), lib/ (libtracecost), subjects/ (the toggle
+# subject, one source built once per configuration), src/ (the CLI), tests/, bench/.
+
+VERSION		:= 0.1.0
+GIT_SHA		:= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+
+CC		?= gcc
+ifeq ($(CC),cc)
+CC		:= gcc
+endif
+O		?= build
+OPTFLAGS	?= -O2
+WARNFLAGS	:= -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes \
+		   -Wmissing-prototypes -Wformat=2 -Wvla
+PKGS		:= liburcu-memb jansson
+PKG_CFLAGS	:= $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS	:= $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lurcu-memb -lurcu-common -ljansson)
+BASE_CFLAGS	:= -std=gnu11 -g -pthread -fno-strict-aliasing -fno-omit-frame-pointer \
+		   -Iinclude -Ilib $(PKG_CFLAGS) \
+		   -DTC_VERSION='"$(VERSION)"' -DTC_GIT_SHA='"$(GIT_SHA)"'
+# Extra flags for experiments, e.g. EXTRA_CFLAGS=-DTC_STATIC_KEY_FORCE_FLAG
+EXTRA_CFLAGS	?=
+SAN		?=
+ifeq ($(SAN),1)
+O		:= build-san
+OPTFLAGS	:= -O1
+SANFLAGS	:= -fsanitize=address,undefined -fno-sanitize-recover=all
+endif
+ALL_CFLAGS	= $(BASE_CFLAGS) $(OPTFLAGS) $(WARNFLAGS) $(SANFLAGS) $(EXTRA_CFLAGS) \
+		  -DTC_CFLAGS='"$(strip $(OPTFLAGS) $(SANFLAGS) $(EXTRA_CFLAGS))"'
+LDLIBS		:= $(PKG_LIBS) -lm -pthread
+LDFLAGS		+= $(SANFLAGS)
+
+LIB_SRCS	:= $(sort $(wildcard lib/*.c))
+LIB_OBJS	:= $(LIB_SRCS:%.c=$(O)/%.o)
+CLI_SRCS	:= $(sort $(wildcard src/*.c))
+CLI_OBJS	:= $(CLI_SRCS:%.c=$(O)/%.o)
+# One object per configuration of the toggle subject, from one source file.
+SUBJECT_CFGS	:= stock call callp static staticp
+SUBJECT_OBJS	:= $(SUBJECT_CFGS:%=$(O)/subjects/toggle_%.o)
+UNIT_SRCS	:= $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS	:= $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/%)
+UNIT_COMMON	:= $(O)/tests/unit/helpers.o
+
+LIBTC		:= $(O)/libtracecost.a
+LIBSUBJ		:= $(O)/libsubjects.a
+TRACECOST	:= $(O)/tracecost
+
+# User-suite defaults for `make run`; override: make run RUN_ARGS="--samples 10000000"
+RUN_ARGS	?=
+
+.PHONY: all run check check-unit check-san check-integration bench deps clean asm
+all: $(TRACECOST) $(UNIT_BINS)
+
+$(O)/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h) Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+subj_cfg_stock	:= -DTC_SUBJECT_HOOKS=0 -DTC_SUBJECT_PROBES=0
+subj_cfg_call	:= -DTC_SUBJECT_HOOKS=1 -DTC_SUBJECT_PROBES=0
+subj_cfg_callp	:= -DTC_SUBJECT_HOOKS=1 -DTC_SUBJECT_PROBES=1
+subj_cfg_static	:= -DTC_SUBJECT_HOOKS=2 -DTC_SUBJECT_PROBES=0
+subj_cfg_staticp := -DTC_SUBJECT_HOOKS=2 -DTC_SUBJECT_PROBES=1
+
+$(O)/subjects/toggle_%.o: subjects/toggle_subject.c $(wildcard include/tracecost/*.h) Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(subj_cfg_$*) -DTC_SUBJECT_ID=$* -c $< -o $@
+
+$(LIBTC): $(LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(LIBSUBJ): $(SUBJECT_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+# Code size of each configuration, read from the built objects.
+SIZE_OBJ	:= $(O)/gen/subject_size.o
+$(O)/gen/subject_size.c: $(SUBJECT_OBJS) scripts/subject-size.sh
+	@mkdir -p $(dir $@)
+	sh scripts/subject-size.sh $(SUBJECT_OBJS) > $@.tmp && mv $@.tmp $@
+
+$(SIZE_OBJ): $(O)/gen/subject_size.c src/size_table.h
+	$(CC) $(ALL_CFLAGS) -Isrc -c $< -o $@
+
+$(TRACECOST): $(CLI_OBJS) $(SUBJECT_OBJS) $(SIZE_OBJ) $(LIBTC)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(SUBJECT_OBJS) $(SIZE_OBJ) $(LIBTC) $(LDLIBS)
+
+$(O)/tests/%: tests/unit/%.c $(UNIT_COMMON) $(LIBSUBJ) $(LIBTC)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_COMMON) $(LIBSUBJ) $(LIBTC) $(LDLIBS) -lcmocka $(LDFLAGS)
+
+deps:
+	@sh scripts/deps.sh
+
+run: deps
+	@$(MAKE) --no-print-directory $(TRACECOST)
+	$(TRACECOST) run --suite user $(RUN_ARGS)
+
+check-unit: $(UNIT_BINS)
+	@sh tests/run-unit.sh $(O) $(UNIT_BINS)
+
+check-san:
+	@$(MAKE) --no-print-directory SAN=1 check-unit
+
+check-integration: $(TRACECOST)
+	@sh tests/integration/run.sh $(TRACECOST)
+
+check: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory check-unit
+	@$(MAKE) --no-print-directory check-integration
+	@$(MAKE) --no-print-directory check-san
+	@echo "check: all test groups passed"
+
+bench: deps
+	@$(MAKE) --no-print-directory $(TRACECOST)
+	@sh bench/run.sh $(TRACECOST)
+
+# Disassembly of the toggle subject, one file per configuration.
+asm: $(SUBJECT_OBJS)
+	@for f in $(SUBJECT_OBJS); do objdump -d --no-show-raw-insn $$f > $${f%.o}.asm; echo $${f%.o}.asm; done
+
+clean:
+	rm -rf build build-san

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * tracecost/clock.h - the serialized counter every sample is taken with.
+ *
+ * x86-64: "lfence; rdtsc; lfence". The leading LFENCE keeps RDTSC from
+ * executing before earlier instructions complete, the trailing one keeps
+ * later instructions from starting before RDTSC has read the counter
+ * (Intel SDM Vol. 2B, RDTSC: "If software requires RDTSC to be executed only
+ * after all previous instructions have executed ... it can execute LFENCE
+ * immediately before RDTSC"; AMD APM Vol. 3 documents LFENCE as dispatch
+ * serializing when MSR C001_1029[1] is set, which Linux sets for Spectre v1).
+ * The TSC counts at a constant rate (CPUID 8000_0007h EDX[8], "constant_tsc"
+ * / "nonstop_tsc" in /proc/cpuinfo): ticks are not core cycles.
+ * The kernel's rdtsc_ordered() (arch/x86/include/asm/msr.h) is the same idea.
+ *
+ * aarch64: "isb; mrs cntvct_el0" (Arm ARM D11.2: the ISB keeps the read from
+ * being speculated ahead of earlier instructions), the kernel's get_cycles()
+ * with __arch_counter_get_cntvct() ordering.
+ *
+ * Elsewhere: clock_gettime(CLOCK_MONOTONIC_RAW) in ns (1 tick = 1 ns).
+ */
+#ifndef TRACECOST_CLOCK_H
+#define TRACECOST_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+#include <tracecost/compiler.h>
+
+/**
+ * tc_clock_read() - read the serialized counter (fast path, inline)
+ *
+ * Return: counter value in ticks; see tc_clock_info() for the unit.
+ */
+static tc_always_inline uint64_t tc_clock_read(void)
+{
+#if defined(__x86_64__)
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("lfence\n\trdtsc\n\tlfence"
+			     : "=a"(lo), "=d"(hi) :: "memory");
+	return ((uint64_t)hi << 32) | lo;
+#elif defined(__aarch64__)
+	uint64_t v;
+
+	__asm__ __volatile__("isb\n\tmrs %0, cntvct_el0" : "=r"(v) :: "memory");
+	return v;
+#else
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+#endif
+}
+
+/**
+ * tc_clock_read_fast() - read the same counter without serialization
+ *
+ * For event timestamps (the recording probe), where ordering against the
+ * surrounding instructions does not matter but cost does. Same unit as
+ * tc_clock_read().
+ */
+static tc_always_inline uint64_t tc_clock_read_fast(void)
+{
+#if defined(__x86_64__)
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+#elif defined(__aarch64__)
+	uint64_t v;
+
+	__asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+	return v;
+#else
+	return tc_clock_read();
+#endif
+}
+
+/**
+ * struct tc_clock_info - what the counter is
+ * @name:	  e.g. "tsc (lfence; rdtsc; lfence)"
+ * @freq_hz:	  measured ticks per second
+ * @resolution:	  smallest non-zero difference of two back-to-back reads, ticks
+ * @read_cost:	  median of back-to-back read differences, ticks
+ * @constant_rate: true when the counter runs at a constant rate (not core cycles)
+ * @source:	  how @freq_hz was obtained ("measured against CLOCK_MONOTONIC_RAW
+ *		  over N ms", "cntfrq_el0", "1 GHz (ns clock)")
+ */
+struct tc_clock_info {
+	const char *name;
+	double freq_hz;
+	uint64_t resolution;
+	uint64_t read_cost;
+	int constant_rate;
+	char source[96];
+};
+
+/**
+ * tc_clock_calibrate() - describe the counter and measure its frequency
+ * @info:	output
+ * @ms:		measurement window in ms (>= 10; 100 gives ~10 ppm here)
+ *
+ * Measures the counter against CLOCK_MONOTONIC_RAW over @ms (the kernel's
+ * NTP-free clock), three times, keeping the median. Not thread-safe with
+ * itself; call once, from one thread.
+ *
+ * Return: 0, or -EINVAL for @ms < 10, -EIO if the counter did not advance.
+ */
+int tc_clock_calibrate(struct tc_clock_info *info, unsigned int ms);
+
+/**
+ * tc_clock_ticks_to_ns() - convert ticks to ns with a calibrated frequency
+ */
+static inline double tc_clock_ticks_to_ns(const struct tc_clock_info *info, double ticks)
+{
+	return ticks * 1e9 / info->freq_hz;
+}
+
+#endif /* TRACECOST_CLOCK_H */

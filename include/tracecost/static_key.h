@@ -1,0 +1,454 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * tracecost/static_key.h - userspace static keys (jump labels).
+ *
+ * Modelled on the kernel's include/linux/jump_label.h (API and semantics) and
+ * arch/x86/kernel/jump_label.c + alternative.c (patching); independent code.
+ *
+ * A static key is a reference count. Code tests it with
+ *
+ *	if (tc_static_branch_unlikely(&key))
+ *		rare_path();
+ *
+ * and, on x86-64 with asm goto, the test is not a load and a compare but one
+ * 5-byte instruction at the "site": a NOP (fall through) or a jmp to the
+ * branch target. tc_static_key_enable()/tc_static_key_disable() rewrite the
+ * sites of a key while other threads keep executing them.
+ *
+ * Keys and their defaults
+ * -----------------------
+ *   struct tc_static_key_false: starts disabled (count 0);
+ *   struct tc_static_key_true:  starts enabled  (count 1);
+ * as in the kernel, "enabled" is always "count > 0": for a true key the
+ * default state is the enabled one, one tc_static_key_disable() takes it to
+ * 0 (disabled) and tc_static_key_enable() brings it back. Both branch macros
+ * work with both key types; the key type only decides which instruction the
+ * compiler emits at the site initially (so that the default is free):
+ *
+ *				false key (count 0)	true key (count 1)
+ *   tc_static_branch_unlikely	NOP, returns false	jmp, returns true
+ *   tc_static_branch_likely	jmp, returns false	NOP, returns true
+ *
+ * and in every case the macro returns tc_static_key_enabled(key). "unlikely"
+ * places the guarded code out of line, "likely" in line.
+ *
+ * The jump table
+ * --------------
+ * Every site adds one struct tc_jump_entry to the section "tc_jump_table"
+ * (a C identifier, so the static linker defines __start_tc_jump_table and
+ * __stop_tc_jump_table). Entries are PC-relative like the kernel's
+ * (CONFIG_HAVE_ARCH_JUMP_LABEL_RELATIVE): 32-bit offsets from the field to
+ * the site and to the target, and a 64-bit offset to the key whose bit 0 is
+ * set for a "likely" site. So entries need no run-time relocation. The
+ * section is "aw" because a preemptible key symbol in a shared object would
+ * need a dynamic relocation (the kernel's __jump_table is "aw" too).
+ *
+ * Constraint: only the sites linked into the same ELF object as
+ * lib/static_key.o (the executable, for libtracecost.a) are in the table
+ * this library walks. A site in another shared object is never patched.
+ * Keys must be statically allocated: the branch macros need the key's
+ * address as a link-time constant (the asm "i" constraint).
+ *
+ * Patching safety (x86-64)
+ * ------------------------
+ * Sources:
+ *  [SDM]	Intel 64 and IA-32 Architectures Software Developer's Manual,
+ *		Vol. 3A, section 8.1.3 "Handling Self- and Cross-Modifying Code"
+ *		(9.1.3 in recent editions). Cross-modifying code (one processor
+ *		writes code another executes) is only architecturally defined if
+ *		the executing processor does not run the modified bytes until the
+ *		writer is done, and then executes a serializing instruction before
+ *		running them. Otherwise what it executes is implementation-specific.
+ *  [KERNEL]	Linux arch/x86/kernel/alternative.c: text_poke_bp() and
+ *		text_poke_bp_batch() (renamed smp_text_poke_single() and
+ *		smp_text_poke_batch_*() in 2025), used by jump_label.c; the int3
+ *		scheme dates from "x86: Introduce int3 (breakpoint)-based
+ *		instruction patching" (2013). Beyond [SDM] it relies on one
+ *		property that x86 CPUs have had ever since the kernel started
+ *		using it: a processor fetching an instruction whose first byte was
+ *		just overwritten by the one-byte int3 (0xcc) runs either the old
+ *		instruction or the int3, never a mix.
+ *  [MEMBARRIER] membarrier(2), MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE
+ *		(Linux 4.16): on return, every running thread of the process has
+ *		executed a core serializing instruction, and every thread not
+ *		running will execute one before it returns to user space. That is
+ *		the user-space equivalent of the kernel's text_poke_sync() (an IPI
+ *		running sync_core() on every CPU). The process must first register
+ *		with MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE.
+ *  [XRAY]	LLVM XRay (compiler-rt/lib/xray/xray_x86_64.cpp) patches its
+ *		sleds by mprotect()ing the text writable, writing the tail of the
+ *		new instruction, then storing the first 2 bytes with one atomic
+ *		16-bit store (the sled is 2-byte aligned). It relies on a 2-byte
+ *		store being seen atomically by instruction fetch on other cores
+ *		(true in practice, not promised by [SDM]) and it needs W+X or
+ *		permission flips on pages other threads are executing. We differ:
+ *		no permission change, no atomicity assumption beyond the one-byte
+ *		int3 of [KERNEL], and explicit serialization via [MEMBARRIER]; we
+ *		pay 3 membarrier system calls per key flip (measured ~8 us per
+ *		flip of a one-site key on an idle 2-CPU VM, ~70 us with both CPUs
+ *		busy) where XRay pays none.
+ *
+ * Procedure, for all sites of one key at once (a batch, like [KERNEL]),
+ * with one global mutex serialising every enable/disable:
+ *  0. check every site holds exactly the expected old instruction (else
+ *     -EINVAL, nothing written), publish the batch for the int3 handler;
+ *  1. write int3 (0xcc) over byte 0 of every site; membarrier SYNC_CORE.
+ *     A thread now either executes the complete old instruction (fetched and
+ *     serialized before) or traps;
+ *  2. write bytes 1..4 of the new instruction; membarrier SYNC_CORE. Nobody
+ *     executes those bytes: byte 0 is int3 and no branch targets site + 1..4;
+ *  3. write byte 0 of the new instruction; membarrier SYNC_CORE. When enable
+ *     or disable returns, every thread runs the new instruction.
+ * Writes go through pwrite() on /proc/self/mem at the code address: the
+ * kernel writes with FOLL_FORCE, copying the private text page on first
+ * write (the copy is identical to the old page at the moment of the switch),
+ * so no mprotect() and no writable+executable mapping are needed.
+ *
+ * New instructions: to the enabled-jump state, "eb rel8" (2 bytes; the old
+ * NOP's tail bytes stay, unreached) when the displacement fits, else
+ * "e9 rel32"; to the NOP state, the full 5-byte NOP 0f 1f 44 00 00.
+ *
+ * The int3 handler: a SIGTRAP handler (SA_SIGINFO) is installed before the
+ * first patch and never removed. A thread that executes a site's int3 gets
+ * SIGTRAP (si_code SI_KERNEL, RIP = site + 1). Signal delivery is
+ * asynchronous to the patcher (the thread may be descheduled before its
+ * handler runs, after the batch finished), so the handler does not trust
+ * "a batch is in flight": for a kernel-generated SIGTRAP whose RIP - 1 is a
+ * site in the jump table it reads byte 0 of the site again;
+ *  - not 0xcc any more: the instruction is complete; resume at the site;
+ *  - still 0xcc: a batch for this site's key is in flight (published before
+ *    step 1, withdrawn after step 3); resume where the new instruction goes
+ *    (the jmp target or site + 5), as [KERNEL]'s poke_int3_handler does.
+ * Any other SIGTRAP (raise(), a debugger's breakpoint delivered as a signal,
+ * an int3 elsewhere) is passed to the handler that was installed before ours
+ * (or the default action is re-raised; SIG_IGN is honoured).
+ *
+ * Rules for callers (asm-goto build):
+ *  - do not block SIGTRAP in threads that run sites (a blocked synchronous
+ *    trap kills the process); our handler runs with SA_NODEFER so a site
+ *    run inside a SIGTRAP handler is fine;
+ *  - do not fork() while another thread is in tc_static_key_enable/disable
+ *    (the child would inherit a locked mutex); after fork() the child sets
+ *    itself up again (its own /proc/self/mem and membarrier registration);
+ *  - a SIGTRAP handler installed after the first tc_static_key_enable() or
+ *    disable must chain to the previous one (sigaction()'s oldact), or a
+ *    thread that traps on a site being patched dies;
+ *  - under ptrace (gdb), a site hit during a flip stops the tracee with
+ *    SIGTRAP; continue and pass the signal ("signal SIGTRAP").
+ *
+ * If MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE or writes to /proc/self/mem
+ * are unavailable (old kernel, seccomp, proc_mem.force_override=never),
+ * tc_static_key_enable()/tc_static_key_disable() return a negative errno and
+ * change nothing. There is no silent fallback at run time.
+ *
+ * Fallback build: without x86-64 or asm goto, or with
+ * -DTC_STATIC_KEY_FORCE_FLAG, the branch macros are a load of the count and
+ * a predicted compare-and-branch; the API and semantics are unchanged and
+ * tc_static_key_impl() says which implementation is compiled in.
+ */
+#ifndef TRACECOST_STATIC_KEY_H
+#define TRACECOST_STATIC_KEY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <tracecost/compiler.h>
+
+#if defined(__x86_64__) && !defined(TC_STATIC_KEY_FORCE_FLAG) && \
+	((defined(__clang__) && __clang_major__ >= 9) || \
+	 (!defined(__clang__) && defined(__GNUC__) && \
+	  (__GNUC__ > 4 || (__GNUC__ == 4 && __GNUC_MINOR__ >= 5))))
+#define TC_STATIC_KEY_ASM_GOTO	1
+#else
+#define TC_STATIC_KEY_ASM_GOTO	0
+#endif
+
+/* Size of a patch site in bytes, and the NOP it holds while "not taken". */
+#define TC_JUMP_SITE_SIZE	5
+#define TC_JUMP_NOP5		0x0f, 0x1f, 0x44, 0x00, 0x00	/* nopl 0x0(%rax,%rax,1) */
+
+/**
+ * struct tc_static_key - a static key (use the typed wrappers below)
+ * @enabled: reference count; > 0 means enabled. Written only under the
+ *	     library's mutex, read with TC_READ_ONCE()/__atomic loads.
+ *
+ * The layout is the same in both builds, so objects compiled with and
+ * without TC_STATIC_KEY_FORCE_FLAG can share keys.
+ */
+struct tc_static_key {
+	int enabled;
+};
+
+/* A key that starts disabled (count 0). */
+struct tc_static_key_false {
+	struct tc_static_key key;
+};
+
+/* A key that starts enabled (count 1). */
+struct tc_static_key_true {
+	struct tc_static_key key;
+};
+
+/* Initialisers: plain key, and typed keys (usable inside another struct's initialiser). */
+#define TC_STATIC_KEY_INIT_FALSE	{ .enabled = 0 }
+#define TC_STATIC_KEY_INIT_TRUE		{ .enabled = 1 }
+#define TC_STATIC_KEY_FALSE_INIT	{ .key = TC_STATIC_KEY_INIT_FALSE }
+#define TC_STATIC_KEY_TRUE_INIT		{ .key = TC_STATIC_KEY_INIT_TRUE }
+
+/* Definitions; prefix with "static" for a file-local key. */
+#define TC_DEFINE_STATIC_KEY_FALSE(name) \
+	struct tc_static_key_false name = TC_STATIC_KEY_FALSE_INIT
+#define TC_DEFINE_STATIC_KEY_TRUE(name) \
+	struct tc_static_key_true name = TC_STATIC_KEY_TRUE_INIT
+#define TC_DECLARE_STATIC_KEY_FALSE(name) \
+	extern struct tc_static_key_false name
+#define TC_DECLARE_STATIC_KEY_TRUE(name) \
+	extern struct tc_static_key_true name
+
+/**
+ * struct tc_jump_entry - one patch site, in section tc_jump_table
+ * @code:   site address minus &@code (signed 32-bit, PC-relative)
+ * @target: branch target (the "taken" label) minus &@target
+ * @key:    key address minus &@key, plus 1 for a "likely" site
+ *
+ * 16 bytes, 8-aligned; the linker concatenates the entries of every object
+ * into one array [__start_tc_jump_table, __stop_tc_jump_table).
+ */
+struct tc_jump_entry {
+	int32_t code;
+	int32_t target;
+	int64_t key;
+};
+
+/* Bounds of the table; weak so that a program without sites links (both NULL). */
+extern const struct tc_jump_entry __start_tc_jump_table[] __attribute__((weak));
+extern const struct tc_jump_entry __stop_tc_jump_table[] __attribute__((weak));
+
+/* Site address of entry @e. */
+static inline uintptr_t tc_jump_entry_code(const struct tc_jump_entry *e)
+{
+	return (uintptr_t)&e->code + (intptr_t)e->code;
+}
+
+/* Branch target ("taken" label) of entry @e. */
+static inline uintptr_t tc_jump_entry_target(const struct tc_jump_entry *e)
+{
+	return (uintptr_t)&e->target + (intptr_t)e->target;
+}
+
+/* Key of entry @e. */
+static inline struct tc_static_key *tc_jump_entry_key(const struct tc_jump_entry *e)
+{
+	return (struct tc_static_key *)(((uintptr_t)&e->key + (uintptr_t)e->key) &
+					~(uintptr_t)1);
+}
+
+/* True if entry @e is a "likely" site (the kernel's branch bit). */
+static inline bool tc_jump_entry_is_likely(const struct tc_jump_entry *e)
+{
+	return ((uintptr_t)&e->key + (uintptr_t)e->key) & 1;
+}
+
+/* Referenced only when a branch macro is given something that is not a typed key. */
+extern bool __tc_static_branch_wrong_type(void)
+	__attribute__((error("tc_static_branch_*() needs a struct tc_static_key_true/false *")));
+
+#define __tc_key_is_true(x) \
+	__builtin_types_compatible_p(__typeof__(*(x)), struct tc_static_key_true)
+#define __tc_key_is_false(x) \
+	__builtin_types_compatible_p(__typeof__(*(x)), struct tc_static_key_false)
+
+#if TC_STATIC_KEY_ASM_GOTO
+
+/*
+ * The site: a 5-byte NOP (falls through: the expression is false) or a
+ * forced 5-byte jmp to the "taken" label (the expression is true), plus its
+ * jump-table entry. @key must be a link-time constant address; @likely is
+ * 0 or 1 (the entry's branch bit). Statement expressions rather than inline
+ * functions, so the "i" operands are constants even at -O0.
+ */
+#define __tc_jump_entry_asm(key_op, likely_op)					\
+	".pushsection tc_jump_table, \"aw\"\n\t"				\
+	".balign 8\n\t"								\
+	".long 1b - ., %l[l_yes] - .\n\t"					\
+	".quad %c" key_op " + %c" likely_op " - .\n\t"				\
+	".popsection\n\t"
+
+#define __tc_arch_branch_nop(k, likely) ({					\
+	__label__ l_yes, l_done;						\
+	bool __tc_ret;								\
+	__asm__ goto("1: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"		\
+		     __tc_jump_entry_asm("0", "1")				\
+		     : : "i"(k), "i"(likely) : : l_yes);			\
+	__tc_ret = false;							\
+	goto l_done;								\
+l_yes:										\
+	__tc_ret = true;							\
+l_done:										\
+	__tc_ret;								\
+})
+
+#define __tc_arch_branch_jump(k, likely) ({					\
+	__label__ l_yes, l_done;						\
+	bool __tc_ret;								\
+	__asm__ goto("1: .byte 0xe9\n\t"					\
+		     ".long %l[l_yes] - (1b + 5)\n\t"				\
+		     __tc_jump_entry_asm("0", "1")				\
+		     : : "i"(k), "i"(likely) : : l_yes);			\
+	__tc_ret = false;							\
+	goto l_done;								\
+l_yes:										\
+	__tc_ret = true;							\
+l_done:										\
+	__tc_ret;								\
+})
+
+/**
+ * tc_static_branch_unlikely() - test a static key, guarded code out of line
+ * @x: &key, a struct tc_static_key_false or tc_static_key_true with static
+ *     storage duration (the address must be a link-time constant)
+ *
+ * A macro (like the kernel's), usable as "static inline bool f(&key)".
+ * Return: true iff the key is enabled (count > 0), modulo the transition of
+ * a concurrent enable/disable, during which either value may be seen.
+ */
+#define tc_static_branch_unlikely(x)						\
+	((bool)__builtin_expect(						\
+		__builtin_choose_expr(__tc_key_is_true(x),			\
+			__tc_arch_branch_jump(&(x)->key, 0),			\
+		__builtin_choose_expr(__tc_key_is_false(x),			\
+			__tc_arch_branch_nop(&(x)->key, 0),			\
+			__tc_static_branch_wrong_type())), 0))
+
+/**
+ * tc_static_branch_likely() - test a static key, guarded code in line
+ * @x: &key, as for tc_static_branch_unlikely()
+ *
+ * Return: true iff the key is enabled (count > 0).
+ */
+#define tc_static_branch_likely(x)						\
+	((bool)__builtin_expect(						\
+		__builtin_choose_expr(__tc_key_is_true(x),			\
+			!__tc_arch_branch_nop(&(x)->key, 1),			\
+		__builtin_choose_expr(__tc_key_is_false(x),			\
+			!__tc_arch_branch_jump(&(x)->key, 1),			\
+			__tc_static_branch_wrong_type())), 1))
+
+#else /* !TC_STATIC_KEY_ASM_GOTO: flag test */
+
+#define __tc_static_key_flag(x)							\
+	__builtin_choose_expr(__tc_key_is_true(x) || __tc_key_is_false(x),	\
+		TC_READ_ONCE((x)->key.enabled) > 0,				\
+		__tc_static_branch_wrong_type())
+
+#define tc_static_branch_unlikely(x)	((bool)__builtin_expect(__tc_static_key_flag(x), 0))
+#define tc_static_branch_likely(x)	((bool)__builtin_expect(__tc_static_key_flag(x), 1))
+
+#endif /* TC_STATIC_KEY_ASM_GOTO */
+
+/*
+ * Accept a typed key or a plain struct tc_static_key * in the functions
+ * below (a checked cast: anything else but a void * is a compile error).
+ */
+#define __tc_to_key(x) _Generic((x),						\
+	void *: (struct tc_static_key *)(x),					\
+	struct tc_static_key *: (x),						\
+	const struct tc_static_key *: (x),					\
+	struct tc_static_key_true *: (struct tc_static_key *)(x),		\
+	const struct tc_static_key_true *: (const struct tc_static_key *)(x),	\
+	struct tc_static_key_false *: (struct tc_static_key *)(x),		\
+	const struct tc_static_key_false *: (const struct tc_static_key *)(x))
+
+/**
+ * tc_static_key_enable() - take a reference on a key (static_key_slow_inc)
+ * @key: the key
+ *
+ * The 0 -> 1 transition patches every site of @key to its enabled state
+ * (see the procedure above) before returning; later calls only count.
+ * Serialised by the library's global mutex; may sleep (system calls).
+ * Must not be called from a signal handler.
+ *
+ * Return: 0; -EINVAL for a NULL key or a site that does not hold the
+ * expected instruction; -EOVERFLOW at INT_MAX references; -ENOSYS if
+ * membarrier SYNC_CORE is unsupported, or if this library was built as the
+ * flag fallback while the program contains asm-goto sites of @key;
+ * -EPERM if /proc/self/mem cannot write our text; another negative errno
+ * from open(), membarrier() or sigaction(). On error nothing changed.
+ */
+int tc_static_key_enable(struct tc_static_key *key);
+
+/**
+ * tc_static_key_disable() - drop a reference on a key (static_key_slow_dec)
+ * @key: the key
+ *
+ * The 1 -> 0 transition patches every site back to its disabled state.
+ *
+ * Return: 0; -EINVAL for a NULL key or if the count is already 0 (nothing
+ * changes); the errors of tc_static_key_enable(). On error nothing changed.
+ */
+int tc_static_key_disable(struct tc_static_key *key);
+
+/**
+ * tc_static_key_enabled() - is the key enabled (count > 0)?
+ * @key: the key
+ *
+ * For a false key: at least one tc_static_key_enable() is outstanding.
+ * For a true key (count 1 at start): the default state, until it is
+ * disabled. Lock-free (one load); a concurrent enable/disable may or may
+ * not be visible yet.
+ */
+bool tc_static_key_enabled(const struct tc_static_key *key);
+
+/**
+ * tc_static_key_sites() - patch-site addresses of a key
+ * @key:   the key
+ * @addrs: array of @max pointers to fill (may be NULL when @max is 0)
+ * @max:   capacity of @addrs
+ *
+ * Every site is TC_JUMP_SITE_SIZE bytes long. Source: the tc_jump_table
+ * section of the object this library is linked into.
+ *
+ * Return: the number of sites of @key (which may exceed @max; only the first
+ * @max are stored), or -EINVAL for a NULL key, a negative @max or NULL
+ * @addrs with @max > 0.
+ */
+int tc_static_key_sites(const struct tc_static_key *key, void **addrs, int max);
+
+/**
+ * tc_static_key_impl() - the implementation compiled into the library
+ *
+ * Return: a static string, e.g. "x86-64 asm goto, 5-byte NOP <-> jmp,
+ * text_poke_bp order via /proc/self/mem + membarrier" or
+ * "flag test (no asm goto): TC_STATIC_KEY_FORCE_FLAG".
+ */
+const char *tc_static_key_impl(void);
+
+/**
+ * tc_static_key_int3_hits() - SIGTRAPs taken on sites being patched
+ *
+ * Return: number of times the int3 handler redirected a thread (a count of
+ * events since program start; 0 in the flag build). For tests.
+ */
+unsigned long tc_static_key_int3_hits(void);
+
+/**
+ * tc_static_key_set_poke_delay() - widen the int3 window, for tests
+ * @usec: microseconds to sleep after each patch step (0, the default: none)
+ *
+ * Makes threads that run a site during a flip hit the int3 reliably.
+ */
+void tc_static_key_set_poke_delay(unsigned int usec);
+
+#define tc_static_key_enable(k)		(tc_static_key_enable)(__tc_to_key(k))
+#define tc_static_key_disable(k)	(tc_static_key_disable)(__tc_to_key(k))
+#define tc_static_key_enabled(k)	(tc_static_key_enabled)(__tc_to_key(k))
+#define tc_static_key_sites(k, a, m)	(tc_static_key_sites)(__tc_to_key(k), a, m)
+
+/*
+ * Typed-key spellings. Note: the kernel's static_branch_enable/disable set a
+ * boolean; here they are the reference-counted tc_static_key_enable/disable
+ * (the kernel's static_branch_inc/dec).
+ */
+#define tc_static_branch_enable(x)	(tc_static_key_enable)(&(x)->key)
+#define tc_static_branch_disable(x)	(tc_static_key_disable)(&(x)->key)
+
+#endif /* TRACECOST_STATIC_KEY_H */

@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * tracecost/tracepoint.h - userspace tracepoints with probes, modelled on the
+ * kernel's include/linux/tracepoint.h and kernel/tracepoint.c.
+ *
+ *	TC_DECLARE_TRACEPOINT(foo, TC_TP_PROTO(int a, long b), TC_TP_ARGS(a, b));
+ *	TC_DEFINE_TRACEPOINT(foo, TC_TP_PROTO(int a, long b), TC_TP_ARGS(a, b));
+ *
+ *	tc_trace_foo(1, 2);		// one 5-byte NOP while no probe is attached
+ *	tc_register_trace_foo(my_probe, my_data);
+ *
+ * For each tracepoint @name the macros generate:
+ *  struct tc_tracepoint __tc_tp_<name>;	the tracepoint (name, key, probes)
+ *  void tc_trace_<name>(proto);		static inline: a static branch
+ *	(tc_static_branch_unlikely on the tracepoint's false key) around a
+ *	call to __tc_do_trace_<name>(); while the key is off that is exactly
+ *	one NOP at the site;
+ *  bool tc_trace_<name>_enabled(void);	the same static branch alone;
+ *  void __tc_do_trace_<name>(proto);		out of line, noinline: returns at
+ *	once if no probe is attached, else calls every probe, in registration
+ *	order, as probe(data, args...) under the RCU read lock. Because it
+ *	checks for itself it is also the "out-of-line call that checks inside"
+ *	shape, callable without the static branch;
+ *  int tc_register_trace_<name>(void (*probe)(void *data, proto), void *data);
+ *  int tc_unregister_trace_<name>(void (*probe)(void *data, proto), void *data);
+ *	typed wrappers of tc_tracepoint_probe_register/unregister.
+ *
+ * @name may be a macro (e.g. TC_CONCAT(prefix, irq_disable)): it is expanded
+ * before it is pasted. @proto must have at least one parameter. DECLARE goes
+ * in a header, DEFINE in one .c file after the DECLARE; DEFINE_STATIC does
+ * both with internal linkage, for a file-local tracepoint.
+ *
+ * RCU: liburcu's urcu-memb flavour (link -lurcu-memb -lurcu-common).
+ *  - memb: a reader costs a TLS counter update and a compiler barrier; the
+ *    writer (synchronize_rcu) pays with sys_membarrier. That is the closest
+ *    userspace match for the kernel's rcu_read_lock_sched_notrace().
+ *  - not qsbr: cheaper still for readers, but every registered thread would
+ *    have to report quiescent states, and the threads that run tracepoints
+ *    are the benchmark's and the user's, not ours; one that stopped
+ *    reporting would stall every unregister.
+ *  - not bp: readers register themselves on the fly but pay a full memory
+ *    barrier (or more) per read-side section.
+ *  - not signal: reserves a signal (SIGUSR1) in every program using us.
+ * The read side in __tc_do_trace_<name>() uses the inline (LGPL static)
+ * read lock of <urcu/static/urcu-memb.h>, included here explicitly so that
+ * it does not depend on whether the includer defines _LGPL_SOURCE;
+ * lib/tracepoint.c defines _LGPL_SOURCE for the rest. Both files are LGPL.
+ *
+ * Thread registration: a liburcu reader thread must be registered before its
+ * first read lock. __tc_do_trace_<name>() registers the calling thread lazily
+ * (tested with liburcu's per-thread "registered" flag, a TLS load); a thread
+ * registered that way, or with tc_thread_register(), is unregistered by a
+ * pthread key destructor when it exits. So an unregistered thread never
+ * breaks; registering up front only moves the first-call cost (a mutex) out
+ * of the first trace. Do not run a tracepoint from a signal handler in a
+ * thread that may not be registered yet (the registration takes a mutex).
+ *
+ * Rules (callers):
+ *  - probes run inside an RCU read-side critical section: they must not call
+ *    tc_tracepoint_probe_register/unregister, tc_tracepoint_synchronize_
+ *    unregister or anything else that waits for a grace period (deadlock);
+ *  - register/unregister may sleep and wait for a grace period; not from
+ *    signal handlers;
+ *  - after tc_tracepoint_probe_unregister() (or, equivalently, after the
+ *    following tc_tracepoint_synchronize_unregister()) returns 0, no thread
+ *    is running or will run the probe for that registration, and its data
+ *    may be freed.
+ */
+#ifndef TRACECOST_TRACEPOINT_H
+#define TRACECOST_TRACEPOINT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <urcu/urcu-memb.h>
+#include <urcu/static/urcu-memb.h>
+#include <tracecost/compiler.h>
+#include <tracecost/static_key.h>
+
+/**
+ * struct tc_probe - one attached probe
+ * @func: void (*)(void *data, proto...), NULL in the terminator
+ * @data: first argument passed to @func
+ */
+struct tc_probe {
+	void *func;
+	void *data;
+};
+
+/**
+ * struct tc_tracepoint - a tracepoint
+ * @name:  its name (the stringified @name of the DEFINE macro)
+ * @key:   false static key, enabled iff at least one probe is attached
+ *	   (the first registration enables it, the last unregistration
+ *	   disables it; both under the tracepoint mutex)
+ * @funcs: RCU-protected array of probes terminated by a NULL @func, or NULL
+ *	   without probes. Replaced (copy, rcu_assign_pointer) under the
+ *	   tracepoint mutex, never modified in place; read with a consume load
+ *	   under the urcu-memb read lock; the old array is freed after a grace
+ *	   period (synchronize_rcu).
+ */
+struct tc_tracepoint {
+	const char *name;
+	struct tc_static_key_false key;
+	struct tc_probe *funcs;
+};
+
+#define TC_TRACEPOINT_INIT(str)	\
+	{ .name = (str), .key = TC_STATIC_KEY_FALSE_INIT, .funcs = NULL }
+
+/**
+ * tc_tracepoint_probe_register() - attach a probe
+ * @tp:    the tracepoint
+ * @probe: function void (*)(void *data, proto...) of the tracepoint's proto
+ * @data:  its first argument (any value, NULL included)
+ *
+ * The probe is called after those already attached. When it is the first,
+ * the tracepoint's key is enabled (its sites patched) before this returns.
+ * Takes the tracepoint mutex; may wait for a grace period (to free the
+ * replaced array). Source: kernel/tracepoint.c tracepoint_probe_register().
+ *
+ * Return: 0; -EINVAL if @tp or @probe is NULL; -EEXIST if the same
+ * @probe/@data pair is attached; -ENOMEM; or the error of
+ * tc_static_key_enable() (then nothing is attached).
+ */
+int tc_tracepoint_probe_register(struct tc_tracepoint *tp, void *probe, void *data);
+
+/**
+ * tc_tracepoint_probe_unregister() - detach a probe
+ * @tp:    the tracepoint
+ * @probe: as registered
+ * @data:  as registered
+ *
+ * When it was the last probe, the key is disabled first. Waits for a grace
+ * period before returning 0, so the probe no longer runs for this
+ * registration when it returns.
+ *
+ * Return: 0; -EINVAL if @tp or @probe is NULL; -ENOENT if the pair is not
+ * attached; -ENOMEM (a smaller array could not be allocated); or the error
+ * of tc_static_key_disable(). On error the probe stays attached.
+ */
+int tc_tracepoint_probe_unregister(struct tc_tracepoint *tp, void *probe, void *data);
+
+/**
+ * tc_tracepoint_synchronize_unregister() - wait for a grace period
+ *
+ * After it returns, no reader is still in a read-side critical section that
+ * began before the call: no probe unregistered before the call is still
+ * running. Costs one urcu-memb grace period (sys_membarrier). Must not be
+ * called from a probe. Source: kernel tracepoint_synchronize_unregister().
+ */
+void tc_tracepoint_synchronize_unregister(void);
+
+/**
+ * tc_thread_register() - register the calling thread as an RCU reader
+ *
+ * Idempotent; does nothing if the thread is already registered with
+ * liburcu-memb (by us or by its own rcu_register_thread()). A registration
+ * made here (or lazily by a tracepoint) is undone automatically at thread
+ * exit. Optional: tracepoints register lazily. Takes liburcu's registry
+ * mutex (may wait for a grace period in progress).
+ */
+void tc_thread_register(void);
+
+/**
+ * tc_thread_unregister() - undo tc_thread_register() (or a lazy registration)
+ *
+ * Does nothing if the thread was not registered by this library. Must not be
+ * called inside a probe or while a tracepoint runs on this thread. A later
+ * tracepoint in this thread registers it again.
+ */
+void tc_thread_unregister(void);
+
+/* Internal: the read side of __tc_do_trace_<name>(). */
+static tc_always_inline void __tc_tp_read_lock(void)
+{
+	if (tc_unlikely(!URCU_TLS(urcu_memb_reader).registered))
+		tc_thread_register();
+	_urcu_memb_read_lock();
+}
+
+static tc_always_inline void __tc_tp_read_unlock(void)
+{
+	_urcu_memb_read_unlock();
+}
+
+#define TC_TP_PROTO(...)	(__VA_ARGS__)
+#define TC_TP_ARGS(...)		(__VA_ARGS__)
+#define __TC_TP_UNPAREN(...)	__VA_ARGS__
+
+/*
+ * The pieces; @name is already expanded when these run (the public macros
+ * pass it through one more level). Each ends without a ';' so that the
+ * user's own ';' completes it.
+ */
+#define __TC_TRACEPOINT_DECL(sc, name, proto, args)				\
+	sc struct tc_tracepoint __tc_tp_##name;					\
+	sc void __tc_do_trace_##name(__TC_TP_UNPAREN proto);			\
+	static tc_always_inline tc_unused void tc_trace_##name(__TC_TP_UNPAREN proto)	\
+	{									\
+		if (tc_static_branch_unlikely(&__tc_tp_##name.key))		\
+			__tc_do_trace_##name args;				\
+	}									\
+	static tc_always_inline tc_unused bool tc_trace_##name##_enabled(void)		\
+	{									\
+		return tc_static_branch_unlikely(&__tc_tp_##name.key);		\
+	}									\
+	static inline tc_unused int tc_register_trace_##name(				\
+		void (*probe)(void *data, __TC_TP_UNPAREN proto), void *data)	\
+	{									\
+		return tc_tracepoint_probe_register(&__tc_tp_##name,		\
+						    (void *)probe, data);	\
+	}									\
+	static inline tc_unused int tc_unregister_trace_##name(				\
+		void (*probe)(void *data, __TC_TP_UNPAREN proto), void *data)	\
+	{									\
+		return tc_tracepoint_probe_unregister(&__tc_tp_##name,		\
+						      (void *)probe, data);	\
+	}									\
+	sc struct tc_tracepoint __tc_tp_##name
+
+#define __TC_TRACEPOINT_DEF(sc, name, proto, args)				\
+	sc tc_noinline void __tc_do_trace_##name(__TC_TP_UNPAREN proto)		\
+	{									\
+		const struct tc_probe *__tc_p;					\
+										\
+		/* No probes: return without touching the RCU read side. */	\
+		if (!__atomic_load_n(&__tc_tp_##name.funcs, __ATOMIC_RELAXED))	\
+			return;							\
+		__tc_tp_read_lock();						\
+		/* rcu_dereference(): pairs with rcu_assign_pointer(). */	\
+		__tc_p = __atomic_load_n(&__tc_tp_##name.funcs, __ATOMIC_CONSUME); \
+		if (__tc_p) {							\
+			do {							\
+				((void (*)(void *, __TC_TP_UNPAREN proto))	\
+				 __tc_p->func)(__tc_p->data, __TC_TP_UNPAREN args); \
+			} while ((++__tc_p)->func);				\
+		}								\
+		__tc_tp_read_unlock();						\
+	}									\
+	sc struct tc_tracepoint __tc_tp_##name = TC_TRACEPOINT_INIT(#name)
+
+/**
+ * TC_DECLARE_TRACEPOINT() - declare a tracepoint (in a header)
+ * @name:  identifier, or a macro expanding to one
+ * @proto: TC_TP_PROTO(type arg, ...), at least one parameter
+ * @args:  TC_TP_ARGS(arg, ...), the parameter names
+ */
+#define TC_DECLARE_TRACEPOINT(name, proto, args) \
+	__TC_TRACEPOINT_DECL(extern, name, proto, args)
+
+/**
+ * TC_DEFINE_TRACEPOINT() - define a declared tracepoint (in one .c file)
+ * @name:  as declared
+ * @proto: as declared
+ * @args:  as declared
+ */
+#define TC_DEFINE_TRACEPOINT(name, proto, args) \
+	__TC_TRACEPOINT_DEF(, name, proto, args)
+
+/**
+ * TC_DEFINE_TRACEPOINT_STATIC() - declare and define a file-local tracepoint
+ * @name:  identifier, or a macro expanding to one
+ * @proto: TC_TP_PROTO(...)
+ * @args:  TC_TP_ARGS(...)
+ */
+#define TC_DEFINE_TRACEPOINT_STATIC(name, proto, args)				\
+	__TC_TRACEPOINT_DECL(static tc_unused, name, proto, args);		\
+	__TC_TRACEPOINT_DEF(static tc_unused, name, proto, args)
+
+/* Spellings that expand a macro @name: tc_trace(TC_CONCAT(p, foo), a, b). */
+#define tc_trace(name, ...)		TC_CONCAT(tc_trace_, name)(__VA_ARGS__)
+#define tc_trace_enabled(name)		TC_CONCAT(tc_trace_, TC_CONCAT(name, _enabled))()
+#define tc_tracepoint_ptr(name)		(&TC_CONCAT(__tc_tp_, name))
+
+#endif /* TRACECOST_TRACEPOINT_H */

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* lib/result.c - the common JSON header and writers (see tracecost/result.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tracecost/result.h>
+
+#ifndef TC_VERSION
+#define TC_VERSION "unknown"
+#endif
+#ifndef TC_GIT_SHA
+#define TC_GIT_SHA "unknown"
+#endif
+
+static json_t *iso_time(const struct timespec *ts)
+{
+	char buf[64];
+	struct tm tm;
+
+	gmtime_r(&ts->tv_sec, &tm);
+	snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ",
+		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+		 tm.tm_sec, ts->tv_nsec / 1000000);
+	return json_string(buf);
+}
+
+/* The command line as one string, each argument single-quoted when needed. */
+static json_t *command_line(int argc, char *const *argv)
+{
+	size_t len = 1;
+	char *s, *p;
+	int i;
+	json_t *j;
+
+	for (i = 0; i < argc; i++)
+		len += strlen(argv[i]) * 4 + 3;
+	s = p = malloc(len);
+	if (!s)
+		return NULL;
+	*p = 0;
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		int quote = !*a || strpbrk(a, " \t\n'\"\\$`*?[]{}()<>|&;#~!") != NULL;
+
+		if (i)
+			*p++ = ' ';
+		if (quote)
+			*p++ = '\'';
+		for (; *a; a++) {
+			if (*a == '\'') {
+				memcpy(p, "'\\''", 4);
+				p += 4;
+			} else {
+				*p++ = *a;
+			}
+		}
+		if (quote)
+			*p++ = '\'';
+		*p = 0;
+	}
+	j = json_string(s);
+	free(s);
+	return j;
+}
+
+json_t *tc_result_new(const struct tc_result_header *h)
+{
+	const struct tc_sysinfo *si = h->si;
+	json_t *root, *cpus, *irqs;
+	int i;
+
+	root = json_object();
+	if (!root)
+		return NULL;
+	json_object_set_new(root, "file_version", json_integer(TC_RESULT_FILE_VERSION));
+	json_object_set_new(root, "tool", json_pack("{s:s, s:s, s:s}", "name", "tracecost",
+						     "version", TC_VERSION, "git", TC_GIT_SHA));
+	json_object_set_new(root, "suite", json_string(h->suite));
+	json_object_set_new(root, "command", command_line(h->argc, h->argv));
+	json_object_set_new(root, "start", iso_time(&h->start));
+	json_object_set_new(root, "end", iso_time(&h->end));
+	json_object_set_new(root, "uname",
+			    json_pack("{s:s, s:s, s:s, s:s, s:s}", "sysname", si->sysname,
+				      "nodename", si->nodename, "release", si->release,
+				      "version", si->version, "machine", si->machine));
+	json_object_set_new(root, "host",
+			    json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s}",
+				      "cpu_model", si->cpu_model,
+				      "cpus_online", si->cpus_online,
+				      "cmdline", si->cmdline,
+				      "clocksource", si->clocksource,
+				      "preemption", si->preemption,
+				      "mitigations", si->mitigations,
+				      "mitigations_summary", si->mitigations_summary,
+				      "compiler", si->compiler,
+				      "cflags", si->cflags));
+	if (h->clock)
+		json_object_set_new(root, "counter",
+				    json_pack("{s:s, s:f, s:I, s:I, s:b, s:s}",
+					      "name", h->clock->name,
+					      "frequency_hz", h->clock->freq_hz,
+					      "resolution_ticks", (json_int_t)h->clock->resolution,
+					      "read_cost_ticks", (json_int_t)h->clock->read_cost,
+					      "constant_rate", h->clock->constant_rate,
+					      "frequency_source", h->clock->source));
+	if (h->static_key_impl)
+		json_object_set_new(root, "static_key_impl", json_string(h->static_key_impl));
+	cpus = json_array();
+	irqs = json_array();
+	for (i = 0; i < h->nr_cpus; i++) {
+		json_array_append_new(cpus, json_integer(h->cpus[i]));
+		if (h->irqs)
+			json_array_append_new(irqs, json_integer((json_int_t)h->irqs[i]));
+	}
+	json_object_set_new(root, "cpus", cpus);
+	if (h->irqs)
+		json_object_set_new(root, "interrupts", irqs);
+	else
+		json_decref(irqs);
+	return root;
+}
+
+json_t *tc_u128_to_json(tc_u64 hi, tc_u64 lo)
+{
+	unsigned __int128 v = ((unsigned __int128)hi << 64) | lo;
+	char buf[48], *p = buf + sizeof(buf) - 1;
+
+	*p = 0;
+	do {
+		*--p = (char)('0' + (int)(v % 10));
+		v /= 10;
+	} while (v);
+	return json_string(p);
+}
+
+json_t *tc_stats_to_json(const struct tc_stats *s, double div)
+{
+	return json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:b, s:b}",
+			 "n", (json_int_t)s->n,
+			 "min", (double)s->min / div,
+			 "average", s->average / div,
+			 "median", (double)s->median / div,
+			 "percentile", (double)s->percentile / div,
+			 "p", s->p,
+			 "max_avg", s->max_avg / div,
+			 "max", (double)s->max / div,
+			 "highest", (json_int_t)s->highest,
+			 "overflow", (json_int_t)s->overflow,
+			 "median_exact", s->median_exact,
+			 "percentile_exact", s->percentile_exact);
+}
+
+json_t *tc_snapshot_to_json(const struct tc_snapshot *s)
+{
+	json_t *b = json_array(), *top = json_array();
+	tc_u32 i;
+
+	for (i = 0; i < s->hist_nr; i++)
+		json_array_append_new(b, json_pack("[I, I]", (json_int_t)s->idx[i],
+						   (json_int_t)s->cnt[i]));
+	for (i = 0; i < s->top_len; i++)
+		json_array_append_new(top, json_integer((json_int_t)s->top[i]));
+	return json_pack("{s:i, s:i, s:I, s:I, s:I, s:I, s:o, s:I, s:I, s:I, s:o, s:o}",
+			 "cpu", s->cpu, "rep", s->rep,
+			 "n", (json_int_t)s->n,
+			 "min", (json_int_t)(s->n ? s->min : 0),
+			 "max", (json_int_t)s->max,
+			 "overflow", (json_int_t)s->overflow,
+			 "sum", tc_u128_to_json(s->sum_hi, s->sum_lo),
+			 "clamped", (json_int_t)s->clamped,
+			 "overhead_min", (json_int_t)(s->n ? s->overhead_min : 0),
+			 "overhead_max", (json_int_t)s->overhead_max,
+			 "buckets", b, "top", top);
+}
+
+int tc_result_write(json_t *root, const char *path)
+{
+	char tmp[4096];
+	int err;
+
+	if (!strcmp(path, "-")) {
+		err = json_dumpf(root, stdout, JSON_INDENT(1) | JSON_COMPACT);
+		fputc('\n', stdout);
+		return err ? -EIO : 0;
+	}
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	if (json_dump_file(root, tmp, JSON_INDENT(1) | JSON_COMPACT)) {
+		err = errno ? -errno : -EIO;
+		unlink(tmp);
+		return err;
+	}
+	if (rename(tmp, path)) {
+		err = -errno;
+		unlink(tmp);
+		return err;
+	}
+	return 0;
+}

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * stats.c - figures of a merged histogram and top-N heap (see
+ * include/tracecost/stats.h). Userspace only (floating point).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <tracecost/stats.h>
+
+/*
+ * Percentiles with at most this many decimals are handled as exact integers
+ * (p * 10^6), so that e.g. 99.9% of 1000 samples is rank 999 and not 1000.
+ */
+#define TC_P_SCALE	1000000ull
+#define TC_P_SCALE_100	(100ull * TC_P_SCALE)
+
+tc_u64 tc_stats_rank(tc_u64 n, double p)
+{
+	double scaled;
+	long double x;
+	tc_u64 r;
+
+	if (!n)
+		return 0;
+	/* Out of (0, 100] (NaN included): clamp, callers validate @p. */
+	if (!(p > 0))
+		return 1;
+	if (p >= 100)
+		return n;
+
+	scaled = p * (double)TC_P_SCALE;
+	if (scaled >= 0.5 && fabs(scaled - nearbyint(scaled)) <= 1e-6) {
+		/* p = P / 10^6 exactly: ceil(P * n / 10^8) in 128 bits. */
+		unsigned __int128 num = (unsigned __int128)(tc_u64)nearbyint(scaled) * n;
+
+		num = (num + TC_P_SCALE_100 - 1) / TC_P_SCALE_100;
+		r = num > n ? n : (tc_u64)num;
+	} else {
+		/*
+		 * More decimals: long double, minus a relative 1e-13 (far above
+		 * the ~1e-16 representation error of p) so that a product meant
+		 * to be integral (e.g. (100.0 / 3) * 300 / 100) does not round
+		 * up to the next rank. The price: a true fraction below
+		 * x * 1e-13 is rounded down (only with many decimals, huge n).
+		 */
+		x = (long double)p * (long double)n / 100.0L;
+		x = ceill(x - x * 1e-13L);
+		if (x >= (long double)n)
+			return n;
+		r = x < 1 ? 1 : (tc_u64)x;
+	}
+	return r < 1 ? 1 : r;
+}
+
+/*
+ * k-th smallest (1-based, k <= len) of the unsorted values @v: the smallest x
+ * with #{v[i] <= x} >= k, found by bisection over the value range. O(64 * len),
+ * no allocation, @v left untouched; the result is always one of the values.
+ */
+static tc_u64 tc_kth_smallest(const tc_u64 *v, tc_u32 len, tc_u32 k)
+{
+	tc_u64 lo = v[0], hi = v[0];
+	tc_u32 i;
+
+	for (i = 1; i < len; i++) {
+		if (v[i] < lo)
+			lo = v[i];
+		if (v[i] > hi)
+			hi = v[i];
+	}
+	while (lo < hi) {
+		tc_u64 mid = lo + (hi - lo) / 2;
+		tc_u32 le = 0;
+
+		for (i = 0; i < len; i++)
+			le += v[i] <= mid;
+		if (le >= k)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+tc_u64 tc_stats_value_at_rank(const struct tc_hist *h, const struct tc_topn *t,
+			      tc_u64 rank, bool *exact)
+{
+	tc_u64 v;
+	bool ex;
+
+	if (!h->n) {
+		if (exact)
+			*exact = false;
+		return 0;
+	}
+	if (rank < 1)
+		rank = 1;
+	if (rank > h->n)
+		rank = h->n;
+
+	/* The extremes are kept exactly. */
+	if (rank == 1 || rank == h->n) {
+		v = rank == 1 ? h->min : h->max;
+		ex = true;
+	} else if (t && t->len && t->len <= h->n && rank > h->n - t->len) {
+		/* Among the top-N values: exact from the heap. */
+		v = tc_kth_smallest(t->v, t->len,
+				    (tc_u32)(rank - (h->n - t->len)));
+		ex = true;
+	} else {
+		v = tc_hist_value_at_rank(h, rank);
+		/*
+		 * Exact region only (a lower bound < 4096 means the sample is <
+		 * 4096). An overflow sample comes back as h->max (>= 2^44):
+		 * inexact, even at rank n, by the documented rule.
+		 */
+		ex = v < TC_HIST_EXACT;
+	}
+	if (exact)
+		*exact = ex;
+	return v;
+}
+
+/* Exact (hi:lo) / n as a double: integer quotient plus remainder fraction. */
+static double tc_div128(unsigned __int128 sum, tc_u64 n)
+{
+	unsigned __int128 q = sum / n;
+	tc_u64 r = (tc_u64)(sum % n);
+
+	return (double)q + (double)r / (double)n;
+}
+
+int tc_stats_compute(struct tc_stats *s, const struct tc_hist *h,
+		     const struct tc_topn *t, double p)
+{
+	unsigned __int128 sum;
+	tc_u32 i;
+
+	memset(s, 0, sizeof(*s));
+	if (!(p > 0 && p <= 100))
+		return -EINVAL;
+	if (!h->n)
+		return -ENODATA;
+
+	s->n = h->n;
+	s->min = h->min;
+	s->max = h->max;
+	s->overflow = h->overflow;
+	s->p = p;
+	sum = ((unsigned __int128)h->sum_hi << 64) | h->sum_lo;
+	s->average = tc_div128(sum, h->n);
+	s->median = tc_stats_value_at_rank(h, t, tc_stats_rank(h->n, 50),
+					   &s->median_exact);
+	s->percentile = tc_stats_value_at_rank(h, t, tc_stats_rank(h->n, p),
+					       &s->percentile_exact);
+	if (t && t->len) {
+		sum = 0;
+		for (i = 0; i < t->len; i++)
+			sum += t->v[i];
+		s->max_avg = tc_div128(sum, t->len);
+		s->highest = t->len;
+	} else {
+		s->max_avg = (double)h->max;
+		s->highest = 1;
+	}
+	return 0;
+}

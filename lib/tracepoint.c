@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * lib/tracepoint.c - slow path of the tracepoints: probe registration and
+ * RCU reader-thread management. Modelled on the kernel's kernel/tracepoint.c
+ * (func_add/func_remove, tracepoint_add_func/tracepoint_remove_func).
+ *
+ * Locking and ordering rules (liburcu style):
+ *  - tc_tp_mutex serialises every register/unregister: tp->funcs is only
+ *    replaced under it, and plain loads of tp->funcs are allowed under it.
+ *    Lock order: tc_tp_mutex, then the static-key mutex (taken inside
+ *    tc_static_key_enable/disable), then liburcu's internal mutexes.
+ *  - tp->funcs is published with rcu_assign_pointer() (release) and read by
+ *    __tc_do_trace_<name>() with a consume load under the urcu-memb read
+ *    lock; an array is never modified once published.
+ *  - a replaced array is freed only after urcu_memb_synchronize_rcu()
+ *    returned, outside tc_tp_mutex (each writer frees the array it replaced;
+ *    no other writer can reach it any more).
+ *  - first probe: publish the array, then enable the key (sites never jump
+ *    to a NULL array in vain, though that would be harmless). Last probe:
+ *    disable the key, then publish NULL.
+ */
+#define _LGPL_SOURCE		/* inline urcu-memb API; this file is LGPL */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tracecost/tracepoint.h>
+
+/* Serialises probe registration on every tracepoint (see above). */
+static pthread_mutex_t tc_tp_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+/* Number of probes in @funcs (NULL counts as empty). Under tc_tp_mutex. */
+static int tc_probe_count(const struct tc_probe *funcs)
+{
+	int n = 0;
+
+	if (funcs)
+		while (funcs[n].func)
+			n++;
+	return n;
+}
+
+int tc_tracepoint_probe_register(struct tc_tracepoint *tp, void *probe, void *data)
+{
+	struct tc_probe *old, *new;
+	int i, n, ret;
+
+	if (!tp || !probe)
+		return -EINVAL;
+	pthread_mutex_lock(&tc_tp_mutex);
+	old = tp->funcs;
+	n = tc_probe_count(old);
+	for (i = 0; i < n; i++) {
+		if (old[i].func == probe && old[i].data == data) {
+			pthread_mutex_unlock(&tc_tp_mutex);
+			return -EEXIST;
+		}
+	}
+	new = malloc(((size_t)n + 2) * sizeof(*new));
+	if (!new) {
+		pthread_mutex_unlock(&tc_tp_mutex);
+		return -ENOMEM;
+	}
+	if (n)
+		memcpy(new, old, (size_t)n * sizeof(*new));
+	new[n].func = probe;
+	new[n].data = data;
+	new[n + 1].func = NULL;
+	new[n + 1].data = NULL;
+	/* Release: the array's contents are visible before the pointer. */
+	rcu_assign_pointer(tp->funcs, new);
+	if (n == 0) {
+		ret = tc_static_key_enable(&tp->key);
+		if (ret) {
+			/* Undo: the out-of-line path may already hold @new. */
+			rcu_assign_pointer(tp->funcs, NULL);
+			pthread_mutex_unlock(&tc_tp_mutex);
+			urcu_memb_synchronize_rcu();
+			free(new);
+			return ret;
+		}
+	}
+	pthread_mutex_unlock(&tc_tp_mutex);
+	if (old) {
+		/* Readers may still walk @old until a grace period ends. */
+		urcu_memb_synchronize_rcu();
+		free(old);
+	}
+	return 0;
+}
+
+int tc_tracepoint_probe_unregister(struct tc_tracepoint *tp, void *probe, void *data)
+{
+	struct tc_probe *old, *new = NULL;
+	int i, j, n, idx = -1, ret;
+
+	if (!tp || !probe)
+		return -EINVAL;
+	pthread_mutex_lock(&tc_tp_mutex);
+	old = tp->funcs;
+	n = tc_probe_count(old);
+	for (i = 0; i < n; i++) {
+		if (old[i].func == probe && old[i].data == data) {
+			idx = i;
+			break;
+		}
+	}
+	if (idx < 0) {
+		pthread_mutex_unlock(&tc_tp_mutex);
+		return -ENOENT;
+	}
+	if (n == 1) {
+		/* Last probe: sites back to NOP first; on failure nothing changed. */
+		ret = tc_static_key_disable(&tp->key);
+		if (ret) {
+			pthread_mutex_unlock(&tc_tp_mutex);
+			return ret;
+		}
+	} else {
+		new = malloc((size_t)n * sizeof(*new));
+		if (!new) {
+			pthread_mutex_unlock(&tc_tp_mutex);
+			return -ENOMEM;
+		}
+		for (i = 0, j = 0; i <= n; i++)		/* the terminator too */
+			if (i != idx)
+				new[j++] = old[i];
+	}
+	rcu_assign_pointer(tp->funcs, new);
+	pthread_mutex_unlock(&tc_tp_mutex);
+	/* After this no reader still runs @probe from @old; then free it. */
+	urcu_memb_synchronize_rcu();
+	free(old);
+	return 0;
+}
+
+void tc_tracepoint_synchronize_unregister(void)
+{
+	urcu_memb_synchronize_rcu();
+}
+
+/*
+ * Thread registration. tc_tp_thread_key's value is non-NULL in a thread
+ * that this library registered with liburcu-memb; its destructor unregisters
+ * the thread at exit (liburcu keeps a pointer to the thread's TLS reader
+ * state in its registry, which must not outlive the thread). The
+ * "registered" test is liburcu's own per-thread flag, so a thread that
+ * registered itself is never registered twice.
+ */
+static pthread_once_t tc_tp_thread_once = PTHREAD_ONCE_INIT;
+static pthread_key_t tc_tp_thread_key;
+static bool tc_tp_thread_key_ok;
+
+static void tc_tp_thread_exit(void *arg)
+{
+	(void)arg;
+	if (URCU_TLS(urcu_memb_reader).registered)
+		urcu_memb_unregister_thread();
+}
+
+static void tc_tp_thread_key_init(void)
+{
+	tc_tp_thread_key_ok = !pthread_key_create(&tc_tp_thread_key, tc_tp_thread_exit);
+}
+
+void tc_thread_register(void)
+{
+	if (URCU_TLS(urcu_memb_reader).registered)
+		return;
+	pthread_once(&tc_tp_thread_once, tc_tp_thread_key_init);
+	urcu_memb_register_thread();
+	if (tc_tp_thread_key_ok)
+		pthread_setspecific(tc_tp_thread_key, (void *)1);
+}
+
+void tc_thread_unregister(void)
+{
+	pthread_once(&tc_tp_thread_once, tc_tp_thread_key_init);
+	if (!tc_tp_thread_key_ok || !pthread_getspecific(tc_tp_thread_key))
+		return;		/* not registered by us */
+	pthread_setspecific(tc_tp_thread_key, NULL);
+	if (URCU_TLS(urcu_memb_reader).registered)
+		urcu_memb_unregister_thread();
+}

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* src/cli.c - argument parsing, errors, signals and progress for the CLI. */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+volatile sig_atomic_t tc_cli_stop;
+int tc_cli_argc;
+char **tc_cli_argv;
+
+void tc_cli_die(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	tc_cli_progress_done();
+	fputs("tracecost: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(code);
+}
+
+static void on_signal(int sig)
+{
+	tc_cli_stop = sig;
+}
+
+void tc_cli_catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+uint64_t tc_cli_parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		tc_cli_usage("%s: '%s' is not a non-negative integer", opt, s ? s : "");
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		tc_cli_usage("%s: '%s' is not a non-negative integer", opt, s);
+	if (v < min || v > max)
+		tc_cli_usage("%s: %llu is out of range [%llu, %llu]", opt, v,
+			     (unsigned long long)min, (unsigned long long)max);
+	return v;
+}
+
+double tc_cli_parse_double(const char *opt, const char *s, double min_excl, double max_incl)
+{
+	double v;
+	char *end;
+
+	errno = 0;
+	v = s && *s ? strtod(s, &end) : NAN;
+	if (!s || !*s || errno || *end || isnan(v))
+		tc_cli_usage("%s: '%s' is not a number", opt, s ? s : "");
+	if (!(v > min_excl && v <= max_incl))
+		tc_cli_usage("%s: %s is out of range (%g, %g]", opt, s, min_excl, max_incl);
+	return v;
+}
+
+/* Online CPUs from sysfs, intersected with our affinity mask. */
+static void allowed_cpus(cpu_set_t *set)
+{
+	char buf[4096], *p;
+	cpu_set_t online;
+	FILE *f;
+
+	CPU_ZERO(set);
+	if (sched_getaffinity(0, sizeof(*set), set))
+		tc_cli_fail("sched_getaffinity: %s", strerror(errno));
+	f = fopen("/sys/devices/system/cpu/online", "r");
+	if (!f)
+		return;
+	CPU_ZERO(&online);
+	if (fgets(buf, sizeof(buf), f)) {
+		for (p = strtok(buf, ",\n"); p; p = strtok(NULL, ",\n")) {
+			int a, b;
+
+			if (sscanf(p, "%d-%d", &a, &b) == 2) {
+				for (; a <= b && a < CPU_SETSIZE; a++)
+					CPU_SET(a, &online);
+			} else if (sscanf(p, "%d", &a) == 1 && a < CPU_SETSIZE) {
+				CPU_SET(a, &online);
+			}
+		}
+		CPU_AND(set, set, &online);
+	}
+	fclose(f);
+}
+
+static int set_to_list(const cpu_set_t *set, int **cpus)
+{
+	int i, n = 0;
+
+	*cpus = malloc(sizeof(int) * (size_t)(CPU_COUNT(set) ? CPU_COUNT(set) : 1));
+	if (!*cpus)
+		tc_cli_fail("out of memory");
+	for (i = 0; i < CPU_SETSIZE; i++)
+		if (CPU_ISSET(i, set))
+			(*cpus)[n++] = i;
+	return n;
+}
+
+int tc_cli_all_cpus(int **cpus)
+{
+	cpu_set_t set;
+
+	allowed_cpus(&set);
+	return set_to_list(&set, cpus);
+}
+
+void tc_cli_format_cpus(const int *cpus, int n, char *buf, size_t len)
+{
+	size_t off = 0;
+	int i = 0;
+
+	buf[0] = 0;
+	while (i < n && off < len) {
+		int j = i;
+
+		while (j + 1 < n && cpus[j + 1] == cpus[j] + 1)
+			j++;
+		if (j > i)
+			off += (size_t)snprintf(buf + off, len - off, "%s%d-%d", off ? "," : "",
+						cpus[i], cpus[j]);
+		else
+			off += (size_t)snprintf(buf + off, len - off, "%s%d", off ? "," : "",
+						cpus[i]);
+		i = j + 1;
+	}
+}
+
+static int parse_cpu_number(const char *opt, const char *list, const char **p)
+{
+	long v;
+	char *end;
+
+	if (!isdigit((unsigned char)**p))
+		tc_cli_usage("%s: '%s' is not a CPU list (e.g. 0-3,6)", opt, list);
+	errno = 0;
+	v = strtol(*p, &end, 10);
+	if (errno || v >= CPU_SETSIZE)
+		tc_cli_usage("%s: CPU %.*s is out of range", opt, (int)(end - *p), *p);
+	*p = end;
+	return (int)v;
+}
+
+int tc_cli_parse_cpus(const char *opt, const char *s, int **cpus)
+{
+	cpu_set_t want, allowed;
+	const char *p = s;
+	int i, n;
+
+	CPU_ZERO(&want);
+	if (!s || !*s)
+		tc_cli_usage("%s: empty CPU list", opt);
+	for (;;) {
+		int a = parse_cpu_number(opt, s, &p), b = a;
+
+		if (*p == '-') {
+			p++;
+			b = parse_cpu_number(opt, s, &p);
+			if (b < a)
+				tc_cli_usage("%s: '%s': range %d-%d is reversed", opt, s, a, b);
+		}
+		for (i = a; i <= b; i++)
+			CPU_SET(i, &want);
+		if (!*p)
+			break;
+		if (*p != ',' || !p[1])
+			tc_cli_usage("%s: '%s' is not a CPU list (e.g. 0-3,6)", opt, s);
+		p++;
+	}
+	allowed_cpus(&allowed);
+	for (i = 0; i < CPU_SETSIZE; i++) {
+		if (CPU_ISSET(i, &want) && !CPU_ISSET(i, &allowed)) {
+			int *all;
+			char buf[256];
+
+			n = set_to_list(&allowed, &all);
+			tc_cli_format_cpus(all, n, buf, sizeof(buf));
+			free(all);
+			tc_cli_usage("%s: CPU %d is not online or not allowed (available: %s)",
+				     opt, i, buf);
+		}
+	}
+	return set_to_list(&want, cpus);
+}
+
+static struct timespec progress_t0;
+static int progress_shown;
+
+void tc_cli_progress(void *arg, double fraction)
+{
+	const char *what = arg;
+	struct timespec now;
+	double el;
+
+	if (!isatty(STDERR_FILENO))
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (!progress_t0.tv_sec && !progress_t0.tv_nsec) {
+		progress_t0 = now;
+		return;
+	}
+	el = (double)(now.tv_sec - progress_t0.tv_sec) +
+	     (double)(now.tv_nsec - progress_t0.tv_nsec) / 1e9;
+	if (el < 2.0)
+		return;
+	fprintf(stderr, "\r%s: %3.0f%% (%.0f s, ~%.0f s left) ", what ? what : "sampling",
+		fraction * 100.0, el, fraction > 0.01 ? el / fraction - el : 0.0);
+	progress_shown = 1;
+}
+
+void tc_cli_progress_done(void)
+{
+	if (progress_shown)
+		fputs("\r\033[K", stderr);
+	progress_shown = 0;
+	progress_t0.tv_sec = 0;
+	progress_t0.tv_nsec = 0;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * src/cli.h - what the subcommands of the tracecost CLI share: exit codes,
+ * one-line error reporting, strict argument parsing, the suite table.
+ *
+ * Exit status: 0 success; 1 runtime failure or missing privilege/feature;
+ * 2 bad usage or invalid input (reported before any work); 130 after Ctrl-C.
+ */
+#ifndef TC_CLI_H
+#define TC_CLI_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#define TC_EXIT_OK		0
+#define TC_EXIT_FAIL		1
+#define TC_EXIT_USAGE		2
+#define TC_EXIT_INTERRUPTED	130
+
+/* Set by SIGINT/SIGTERM/SIGHUP once tc_cli_catch_signals() ran. */
+extern volatile sig_atomic_t tc_cli_stop;
+void tc_cli_catch_signals(void);
+
+/* Print "tracecost: <msg>" on stderr and exit with @code. */
+void tc_cli_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+#define tc_cli_usage(...)	tc_cli_die(TC_EXIT_USAGE, __VA_ARGS__)
+#define tc_cli_fail(...)	tc_cli_die(TC_EXIT_FAIL, __VA_ARGS__)
+
+/* Strict parsers: the whole string, in range, else exit 2 naming @opt. */
+uint64_t tc_cli_parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max);
+double tc_cli_parse_double(const char *opt, const char *s, double min_excl, double max_incl);
+
+/**
+ * tc_cli_parse_cpus() - parse a CPU list ("0-3,6") against the online CPUs
+ * the process may run on; exits 2 naming @opt on any error.
+ * Return: number of CPUs written to *@cpus (malloc'ed, ascending, unique).
+ */
+int tc_cli_parse_cpus(const char *opt, const char *s, int **cpus);
+/* Every online CPU this process may run on. */
+int tc_cli_all_cpus(int **cpus);
+/* "0-3,6" for a sorted list */
+void tc_cli_format_cpus(const int *cpus, int n, char *buf, size_t len);
+
+/* A progress line on stderr, only when stderr is a terminal, after 2 s. */
+void tc_cli_progress(void *arg, double fraction);
+void tc_cli_progress_done(void);
+
+/* perf-bench style registration table of suites (src/cmd_run.c). */
+struct tc_suite {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv);
+};
+
+int cmd_run(int argc, char **argv);
+int suite_user_run(int argc, char **argv);
+
+/* argc/argv of main(), for the result header. */
+extern int tc_cli_argc;
+extern char **tc_cli_argv;
+
+#endif /* TC_CLI_H */

@@ -1,0 +1,779 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * src/suite_user.c - "tracecost run --suite user": the tracer benchmark in
+ * userspace. Five configurations of the toggle subject (stock, call, call+,
+ * static, static+) x three pairs (irq, preempt, irq_save), sampled on every
+ * selected CPU, plus a separate short run on one CPU for the percentile row
+ * (the seed's method).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracecost/clock.h>
+#include <tracecost/report.h>
+#include <tracecost/result.h>
+#include <tracecost/sampler.h>
+#include <tracecost/static_key.h>
+#include <tracecost/stats.h>
+#include <tracecost/sysinfo.h>
+
+#include "cli.h"
+#include "size_table.h"
+
+static const struct tc_subject *const subjects[] = {
+	&tc_subject_stock, &tc_subject_call, &tc_subject_callp,
+	&tc_subject_static, &tc_subject_staticp,
+};
+#define NR_SUBJECTS ((int)(sizeof(subjects) / sizeof(subjects[0])))
+
+static const struct {
+	const char *name;
+	const char *title;
+} pairs[TC_NR_USER_PAIRS] = {
+	[TC_PAIR_IRQ] = { "irq", "IRQ Metrics" },
+	[TC_PAIR_PREEMPT] = { "preempt", "Preempt Metrics" },
+	[TC_PAIR_IRQ_SAVE] = { "irq_save", "IRQ save/restore Metrics" },
+};
+
+struct user_opts {
+	int *cpus;
+	int nr_cpus;
+	uint64_t samples;
+	unsigned int batch;
+	unsigned int highest;
+	double percentile;
+	unsigned int repeat;
+	int do_work;
+	int priority;
+	int mlock;
+	int per_cpu;
+	int unit_ticks;
+	enum tc_table_format format;
+	const char *json;
+	const char *raw;
+	uint64_t raw_max;
+};
+
+enum {
+	OPT_CPUS = 256, OPT_SAMPLES, OPT_BATCH, OPT_HIGHEST, OPT_PERCENTILE, OPT_REPEAT,
+	OPT_DO_WORK, OPT_PRIORITY, OPT_MLOCK, OPT_PER_CPU, OPT_UNIT, OPT_JSON, OPT_RAW,
+	OPT_RAW_MAX, OPT_FORMAT, OPT_HELP,
+};
+
+static const struct option long_opts[] = {
+	{ "cpus", required_argument, NULL, OPT_CPUS },
+	{ "samples", required_argument, NULL, OPT_SAMPLES },
+	{ "batch", required_argument, NULL, OPT_BATCH },
+	{ "highest", required_argument, NULL, OPT_HIGHEST },
+	{ "percentile", required_argument, NULL, OPT_PERCENTILE },
+	{ "repeat", required_argument, NULL, OPT_REPEAT },
+	{ "do-work", no_argument, NULL, OPT_DO_WORK },
+	{ "priority", required_argument, NULL, OPT_PRIORITY },
+	{ "mlock", no_argument, NULL, OPT_MLOCK },
+	{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
+	{ "unit", required_argument, NULL, OPT_UNIT },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "raw", required_argument, NULL, OPT_RAW },
+	{ "raw-max", required_argument, NULL, OPT_RAW_MAX },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(void)
+{
+	printf("usage: tracecost run [--suite user] [--cpus LIST] [--samples N] [--batch K]\n"
+	       "                     [--highest N] [--percentile P] [--repeat K] [--do-work]\n"
+	       "                     [--priority N] [--mlock] [--per-cpu] [--unit ns|ticks]\n"
+	       "                     [--format text|markdown|csv] [--json FILE] [--raw FILE]\n"
+	       "                     [--raw-max N]\n\n"
+	       "  --cpus LIST      CPUs to sample on, e.g. 0-3,6 (default: all online)\n"
+	       "  --samples N      samples per pair x configuration x CPU (default 1000000)\n"
+	       "  --batch K        pairs timed per sample, result divided by K (default 1)\n"
+	       "  --highest N      samples averaged into max_avg (default 1000)\n"
+	       "  --percentile P   percentile row, 0 < P <= 100 (default 99)\n"
+	       "  --repeat K       repetitions of the whole measurement (default 1)\n"
+	       "  --do-work        simulated critical section inside each pair\n"
+	       "  --priority N     SCHED_FIFO priority 1-99 (needs CAP_SYS_NICE)\n"
+	       "  --mlock          mlockall() before sampling (needs CAP_IPC_LOCK or rlimit)\n"
+	       "  --per-cpu        add a per-CPU breakdown\n"
+	       "  --unit ns|ticks  table unit (default ns; 'cycles' = ticks)\n"
+	       "  --json FILE      write the result file (doc/result-format.md)\n"
+	       "  --raw FILE       write raw samples as CSV (at most --raw-max rows, 1000000)\n");
+}
+
+/* The directory of @path must exist and be writable: checked before any work. */
+static void check_output(const char *opt, const char *path)
+{
+	char *copy, *dir;
+
+	if (!*path)
+		tc_cli_usage("%s: empty file name", opt);
+	if (!strcmp(path, "-"))
+		return;
+	copy = strdup(path);
+	if (!copy)
+		tc_cli_fail("out of memory");
+	dir = dirname(copy);
+	if (access(dir, W_OK))
+		tc_cli_usage("%s: cannot write in '%s': %s", opt, dir, strerror(errno));
+	free(copy);
+}
+
+static void parse(int argc, char **argv, struct user_opts *o)
+{
+	int c;
+
+	*o = (struct user_opts){
+		.samples = 1000000, .batch = 1, .highest = 1000, .percentile = 99,
+		.repeat = 1, .raw_max = 1000000,
+	};
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":", long_opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_CPUS:
+			free(o->cpus);
+			o->nr_cpus = tc_cli_parse_cpus("--cpus", optarg, &o->cpus);
+			break;
+		case OPT_SAMPLES:
+			o->samples = tc_cli_parse_u64("--samples", optarg, 1, 10000000000ull);
+			break;
+		case OPT_BATCH:
+			o->batch = (unsigned int)tc_cli_parse_u64("--batch", optarg, 1, 1024);
+			break;
+		case OPT_HIGHEST:
+			o->highest = (unsigned int)tc_cli_parse_u64("--highest", optarg, 1, 1000000);
+			break;
+		case OPT_PERCENTILE:
+			o->percentile = tc_cli_parse_double("--percentile", optarg, 0, 100);
+			break;
+		case OPT_REPEAT:
+			o->repeat = (unsigned int)tc_cli_parse_u64("--repeat", optarg, 1, 255);
+			break;
+		case OPT_DO_WORK:
+			o->do_work = 1;
+			break;
+		case OPT_PRIORITY:
+			o->priority = (int)tc_cli_parse_u64("--priority", optarg, 1, 99);
+			break;
+		case OPT_MLOCK:
+			o->mlock = 1;
+			break;
+		case OPT_PER_CPU:
+			o->per_cpu = 1;
+			break;
+		case OPT_UNIT:
+			if (!strcmp(optarg, "ns"))
+				o->unit_ticks = 0;
+			else if (!strcmp(optarg, "ticks") || !strcmp(optarg, "cycles"))
+				o->unit_ticks = 1;
+			else
+				tc_cli_usage("--unit: '%s' is not ns, ticks or cycles", optarg);
+			break;
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "text"))
+				o->format = TC_TABLE_TEXT;
+			else if (!strcmp(optarg, "markdown"))
+				o->format = TC_TABLE_MARKDOWN;
+			else if (!strcmp(optarg, "csv"))
+				o->format = TC_TABLE_CSV;
+			else
+				tc_cli_usage("--format: '%s' is not text, markdown or csv", optarg);
+			break;
+		case OPT_JSON:
+			check_output("--json", optarg);
+			o->json = optarg;
+			break;
+		case OPT_RAW:
+			check_output("--raw", optarg);
+			o->raw = optarg;
+			break;
+		case OPT_RAW_MAX:
+			o->raw_max = tc_cli_parse_u64("--raw-max", optarg, 1, 100000000);
+			break;
+		case OPT_HELP:
+			usage();
+			exit(TC_EXIT_OK);
+		case ':':
+			tc_cli_usage("%s: missing value", argv[optind - 1]);
+		default:
+			tc_cli_usage("unknown option '%s' (try 'tracecost run --help')",
+				     argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		tc_cli_usage("unexpected argument '%s'", argv[optind]);
+	if (o->json && o->raw && !strcmp(o->json, o->raw) && strcmp(o->json, "-"))
+		tc_cli_usage("--json and --raw name the same file '%s'", o->json);
+	if (!o->cpus)
+		o->nr_cpus = tc_cli_all_cpus(&o->cpus);
+	if (o->nr_cpus < 1)
+		tc_cli_fail("no online CPU is available to this process");
+}
+
+/* Convert a figure in ticks per batch to the table unit. */
+static double to_unit(const struct user_opts *o, const struct tc_clock_info *ci, double v)
+{
+	v /= o->batch;
+	return o->unit_ticks ? v : tc_clock_ticks_to_ns(ci, v);
+}
+
+static void fmt_val(char *buf, size_t len, const struct user_opts *o,
+		    const struct tc_clock_info *ci, double v, int integral)
+{
+	double u = to_unit(o, ci, v);
+
+	if (o->unit_ticks && integral && o->batch == 1)
+		snprintf(buf, len, "%.0f", u);
+	else
+		snprintf(buf, len, u >= 1000 ? "%.0f" : "%.1f", u);
+}
+
+static const char *pct_label(double p, const char *suffix, char *buf, size_t len)
+{
+	snprintf(buf, len, "%g percentile%s", p, suffix);
+	return buf;
+}
+
+/* Stats of one CPU over every repetition: merge its sparse snapshots. */
+static int cpu_stats(const struct tc_cell *cell, int nr_cpus, int repeat, int ci_idx,
+		     unsigned int highest, double p, struct tc_stats *st)
+{
+	struct tc_hist *h = malloc(sizeof(*h));
+	struct tc_topn *t = malloc(TC_TOPN_SIZE(highest));
+	int r, err;
+
+	if (!h || !t) {
+		free(h);
+		free(t);
+		return -ENOMEM;
+	}
+	tc_hist_init(h);
+	tc_topn_init(t, highest);
+	for (r = 0; r < repeat; r++) {
+		const struct tc_snapshot *s = &cell->snap[r * nr_cpus + ci_idx];
+		tc_u64 lo;
+		tc_u32 j;
+
+		if (!s->n)
+			continue;
+		for (j = 0; j < s->hist_nr; j++)
+			h->counts[s->idx[j]] += s->cnt[j];
+		h->n += s->n;
+		h->overflow += s->overflow;
+		lo = h->sum_lo + s->sum_lo;
+		h->sum_hi += s->sum_hi + (lo < h->sum_lo);
+		h->sum_lo = lo;
+		h->min = s->min < h->min ? s->min : h->min;
+		h->max = s->max > h->max ? s->max : h->max;
+		for (j = 0; j < s->top_len; j++)
+			tc_topn_add(t, s->top[j]);
+	}
+	err = tc_stats_compute(st, h, t, p);
+	free(h);
+	free(t);
+	return err;
+}
+
+struct run_data {
+	struct user_opts *o;
+	struct tc_sysinfo si;
+	struct tc_clock_info ci;
+	struct tc_sampler_result main, one;
+	int one_cpu;
+	struct tc_stats *st, *st1;	/* [subject * nr_pairs + pair] */
+	uint64_t *irqs;			/* per selected CPU, during the main run */
+	struct timespec start, end;
+};
+
+static void print_header(const struct run_data *d, FILE *f)
+{
+	const struct user_opts *o = d->o;
+	char cpus[256], start[64];
+	struct tm tm;
+	int i;
+
+	tc_cli_format_cpus(o->cpus, o->nr_cpus, cpus, sizeof(cpus));
+	gmtime_r(&d->start.tv_sec, &tm);
+	strftime(start, sizeof(start), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	fprintf(f, "tracecost %s (git %s), suite user, %s\n", TC_VERSION, TC_GIT_SHA, start);
+	fprintf(f, "cpu:          %s, %d online; sampled on CPU %s\n", d->si.cpu_model,
+		d->si.cpus_online, cpus);
+	fprintf(f, "kernel:       %s %s %s\n", d->si.release, d->si.version, d->si.machine);
+	fprintf(f, "cmdline:      %s\n", d->si.cmdline);
+	fprintf(f, "clocksource:  %s; preemption: %s\n", d->si.clocksource, d->si.preemption);
+	fprintf(f, "mitigations:  %s\n", d->si.mitigations_summary);
+	fprintf(f, "compiler:     %s, %s\n", d->si.compiler, d->si.cflags);
+	fprintf(f, "counter:      %s, %.3f MHz (%s), resolution %llu ticks, read %llu ticks%s\n",
+		d->ci.name, d->ci.freq_hz / 1e6, d->ci.source,
+		(unsigned long long)d->ci.resolution, (unsigned long long)d->ci.read_cost,
+		d->ci.constant_rate ? "; constant-rate ticks, not core cycles" : "");
+	fprintf(f, "static keys:  %s\n", tc_static_key_impl());
+	fprintf(f, "samples:      %llu per pair x configuration x CPU x repetition, %u repetition%s,"
+		" batch %u, highest %u, do_work %s%s; %g percentile (1 CPU) from a run on CPU %d\n",
+		(unsigned long long)o->samples, o->repeat, o->repeat > 1 ? "s" : "", o->batch,
+		o->highest, o->do_work ? "on" : "off",
+		o->priority ? ", SCHED_FIFO" : "", o->percentile, d->one_cpu);
+	fprintf(f, "interrupts:   ");
+	for (i = 0; i < o->nr_cpus; i++)
+		fprintf(f, "%sCPU%d %llu", i ? ", " : "", o->cpus[i],
+			(unsigned long long)d->irqs[i]);
+	fprintf(f, " during the run (/proc/interrupts)\n");
+	fprintf(f, "unit:         %s%s\n\n", o->unit_ticks ? "counter ticks" : "ns",
+		o->batch > 1 ? " per pair (batch samples divided by the batch size)" : "");
+}
+
+static const char *const *col_names(void)
+{
+	static const char *names[NR_SUBJECTS];
+	int s;
+
+	for (s = 0; s < NR_SUBJECTS; s++)
+		names[s] = subjects[s]->name;
+	return names;
+}
+
+static void add_stat_rows(struct tc_table *t, const struct run_data *d, const struct tc_stats *st,
+			  const struct tc_stats *st1, int stride, int off)
+{
+	const struct user_opts *o = d->o;
+	char cells[NR_SUBJECTS][32], lab[64];
+	const char *cp[NR_SUBJECTS];
+	int s, row;
+
+	for (s = 0; s < NR_SUBJECTS; s++)
+		cp[s] = cells[s];
+	for (row = 0; row < 7; row++) {
+		const char *label = NULL;
+
+		if (row == 4 && !st1)
+			continue;
+		for (s = 0; s < NR_SUBJECTS; s++) {
+			const struct tc_stats *x = &st[s * stride + off];
+			char *c = cells[s];
+
+			switch (row) {
+			case 0:
+				label = "average";
+				fmt_val(c, 32, o, &d->ci, x->average, 0);
+				break;
+			case 1:
+				label = "median";
+				fmt_val(c, 32, o, &d->ci, (double)x->median, 1);
+				break;
+			case 2:
+				label = "max_avg";
+				fmt_val(c, 32, o, &d->ci, x->max_avg, 0);
+				break;
+			case 3:
+				label = pct_label(o->percentile, "", lab, sizeof(lab));
+				fmt_val(c, 32, o, &d->ci, (double)x->percentile, 1);
+				break;
+			case 4:
+				label = pct_label(o->percentile, " (1 CPU)", lab, sizeof(lab));
+				fmt_val(c, 32, o, &d->ci, (double)st1[s * stride + off].percentile, 1);
+				break;
+			case 5:
+				label = "min";
+				fmt_val(c, 32, o, &d->ci, (double)x->min, 1);
+				break;
+			case 6:
+				label = "max";
+				fmt_val(c, 32, o, &d->ci, (double)x->max, 1);
+				break;
+			}
+		}
+		tc_table_add_row(t, label, cp);
+	}
+}
+
+static void print_tables(const struct run_data *d)
+{
+	const struct user_opts *o = d->o;
+	int p, s, i;
+
+	for (p = 0; p < TC_NR_USER_PAIRS; p++) {
+		struct tc_table *t = tc_table_new(pairs[p].title, "Metric", NR_SUBJECTS, col_names());
+
+		if (!t)
+			tc_cli_fail("out of memory");
+		add_stat_rows(t, d, d->st, d->st1, TC_NR_USER_PAIRS, p);
+		tc_table_print(t, stdout, o->format);
+		tc_table_free(t);
+		if (!o->per_cpu)
+			continue;
+		for (i = 0; i < o->nr_cpus; i++) {
+			struct tc_stats st[NR_SUBJECTS];
+			char title[96];
+
+			for (s = 0; s < NR_SUBJECTS; s++) {
+				const struct tc_cell *cell = &d->main.cells[s * TC_NR_USER_PAIRS + p];
+
+				if (cpu_stats(cell, o->nr_cpus, (int)o->repeat, i, o->highest,
+					      o->percentile, &st[s]))
+					tc_cli_fail("no samples on CPU %d", o->cpus[i]);
+			}
+			snprintf(title, sizeof(title), "%s, CPU %d", pairs[p].title, o->cpus[i]);
+			t = tc_table_new(title, "Metric", NR_SUBJECTS, col_names());
+			if (!t)
+				tc_cli_fail("out of memory");
+			add_stat_rows(t, d, st, NULL, 1, 0);
+			tc_table_print(t, stdout, o->format);
+			tc_table_free(t);
+		}
+	}
+}
+
+static void print_harness(const struct run_data *d)
+{
+	char cells[4][NR_SUBJECTS][48];
+	const char *cp[NR_SUBJECTS];
+	struct tc_table *t;
+	int s, p, r;
+
+	for (s = 0; s < NR_SUBJECTS; s++) {
+		uint64_t omin = UINT64_MAX, omax = 0, clamped = 0, n = 0;
+
+		for (p = 0; p < TC_NR_USER_PAIRS; p++) {
+			const struct tc_cell *c = &d->main.cells[s * TC_NR_USER_PAIRS + p];
+
+			omin = c->overhead_min < omin ? c->overhead_min : omin;
+			omax = c->overhead_max > omax ? c->overhead_max : omax;
+			clamped += c->clamped;
+			n += c->hist->n;
+		}
+		snprintf(cells[0][s], 48, "%llu-%llu", (unsigned long long)omin,
+			 (unsigned long long)omax);
+		snprintf(cells[1][s], 48, "%llu/%llu", (unsigned long long)clamped,
+			 (unsigned long long)n);
+		if (subjects[s]->probes) {
+			snprintf(cells[2][s], 48, "%llu", (unsigned long long)d->main.events[s]);
+			snprintf(cells[3][s], 48, "%llu", (unsigned long long)d->main.overruns[s]);
+		} else {
+			snprintf(cells[2][s], 48, "-");
+			snprintf(cells[3][s], 48, "-");
+		}
+	}
+	t = tc_table_new("Harness", "Metric", NR_SUBJECTS, col_names());
+	if (!t)
+		tc_cli_fail("out of memory");
+	for (r = 0; r < 4; r++) {
+		static const char *const labels[] = { "timer overhead O (ticks)",
+			"clamped samples", "events recorded", "event overruns" };
+
+		for (s = 0; s < NR_SUBJECTS; s++)
+			cp[s] = cells[r][s];
+		tc_table_add_row(t, labels[r], cp);
+	}
+	tc_table_print(t, stdout, d->o->format);
+	tc_table_free(t);
+}
+
+static const struct tc_subject_size *size_of(const char *id)
+{
+	int i;
+
+	for (i = 0; i < tc_nr_subject_sizes; i++)
+		if (!strcmp(tc_subject_sizes[i].id, id))
+			return &tc_subject_sizes[i];
+	return NULL;
+}
+
+static void print_size(const struct run_data *d)
+{
+	char cells[3 + TC_NR_SITES][NR_SUBJECTS][48];
+	const char *cp[NR_SUBJECTS];
+	const struct tc_subject_size *stock = size_of("stock");
+	struct tc_table *t;
+	int s, r;
+
+	for (s = 0; s < NR_SUBJECTS; s++) {
+		const struct tc_subject_size *z = size_of(subjects[s]->id);
+		unsigned int ool = 0;
+
+		if (!z || !stock)
+			tc_cli_fail("internal: no size table for '%s'", subjects[s]->id);
+		snprintf(cells[0][s], 48, "%lu", z->text_bytes);
+		snprintf(cells[1][s], 48, "%+ld (%+.1f%%)",
+			 (long)z->text_bytes - (long)stock->text_bytes,
+			 100.0 * ((double)z->text_bytes - (double)stock->text_bytes) /
+				 (double)stock->text_bytes);
+		for (r = 0; r < TC_NR_SITES; r++) {
+			const struct tc_site_size *x = &z->sites[r];
+
+			if (x->ool_insns)
+				snprintf(cells[2 + r][s], 48, "%u+%u/%u", x->insns, x->ool_insns,
+					 x->bytes);
+			else
+				snprintf(cells[2 + r][s], 48, "%u/%u", x->insns, x->bytes);
+			ool += x->ool_bytes;
+		}
+		snprintf(cells[2 + TC_NR_SITES][s], 48, "%u", ool);
+	}
+	t = tc_table_new("Binary size impact", "Metric", NR_SUBJECTS, col_names());
+	if (!t)
+		tc_cli_fail("out of memory");
+	for (r = 0; r < 3 + TC_NR_SITES; r++) {
+		char label[64];
+
+		if (r == 0)
+			snprintf(label, sizeof(label), ".text bytes");
+		else if (r == 1)
+			snprintf(label, sizeof(label), ".text vs stock");
+		else if (r < 2 + TC_NR_SITES)
+			snprintf(label, sizeof(label), "%s", stock->sites[r - 2].site);
+		else
+			snprintf(label, sizeof(label), "out-of-line bytes");
+		for (s = 0; s < NR_SUBJECTS; s++)
+			cp[s] = cells[r][s];
+		tc_table_add_row(t, label, cp);
+	}
+	tc_table_print(t, stdout, d->o->format);
+	tc_table_free(t);
+	if (d->o->format == TC_TABLE_TEXT)
+		printf("Toggle sites with tracing off: instructions[+instructions in the called\n"
+		       "toggle]/bytes at the site, frame excluded. Out-of-line bytes: tracing\n"
+		       "blocks and called toggles of the six sites (scripts/subject-size.sh).\n\n");
+}
+
+static json_t *size_json(const struct tc_subject_size *z)
+{
+	json_t *sites = json_object();
+	int r;
+
+	for (r = 0; r < TC_NR_SITES; r++)
+		json_object_set_new(sites, z->sites[r].site,
+				    json_pack("{s:i, s:i, s:i, s:i}", "insns", z->sites[r].insns,
+					      "bytes", z->sites[r].bytes,
+					      "ool_insns", z->sites[r].ool_insns,
+					      "ool_bytes", z->sites[r].ool_bytes));
+	return json_pack("{s:I, s:o}", "text_bytes", (json_int_t)z->text_bytes, "sites", sites);
+}
+
+static int write_json(const struct run_data *d)
+{
+	const struct user_opts *o = d->o;
+	struct tc_result_header h = {
+		.suite = "user", .argc = tc_cli_argc, .argv = tc_cli_argv,
+		.start = d->start, .end = d->end, .si = &d->si, .clock = &d->ci,
+		.static_key_impl = tc_static_key_impl(), .cpus = o->cpus,
+		.nr_cpus = o->nr_cpus, .irqs = d->irqs,
+	};
+	json_t *root = tc_result_new(&h), *user, *cfgs, *jp;
+	int s, p, i, err;
+
+	if (!root)
+		return -ENOMEM;
+	cfgs = json_array();
+	for (s = 0; s < NR_SUBJECTS; s++) {
+		const struct tc_subject_size *z = size_of(subjects[s]->id);
+
+		json_array_append_new(cfgs, json_pack("{s:s, s:s, s:s, s:b, s:I, s:I, s:o}",
+			"name", subjects[s]->name, "id", subjects[s]->id,
+			"hooks", subjects[s]->hooks, "probes", subjects[s]->probes,
+			"events", (json_int_t)d->main.events[s],
+			"overruns", (json_int_t)d->main.overruns[s],
+			"size", z ? size_json(z) : json_null()));
+	}
+	jp = json_array();
+	for (p = 0; p < TC_NR_USER_PAIRS; p++) {
+		json_t *cells = json_array();
+
+		for (s = 0; s < NR_SUBJECTS; s++) {
+			const struct tc_cell *c = &d->main.cells[s * TC_NR_USER_PAIRS + p];
+			json_t *reps = json_array();
+
+			for (i = 0; i < (int)o->repeat * o->nr_cpus; i++)
+				json_array_append_new(reps, tc_snapshot_to_json(&c->snap[i]));
+			json_array_append_new(cells, json_pack(
+				"{s:s, s:o, s:o, s:I, s:I, s:I, s:o}",
+				"configuration", subjects[s]->name,
+				"stats", tc_stats_to_json(&d->st[s * TC_NR_USER_PAIRS + p], o->batch),
+				"stats_1cpu", tc_stats_to_json(&d->st1[s * TC_NR_USER_PAIRS + p],
+							       o->batch),
+				"clamped", (json_int_t)c->clamped,
+				"overhead_min", (json_int_t)c->overhead_min,
+				"overhead_max", (json_int_t)c->overhead_max,
+				"snapshots", reps));
+		}
+		json_array_append_new(jp, json_pack("{s:s, s:s, s:o}", "name", pairs[p].name,
+						    "title", pairs[p].title, "cells", cells));
+	}
+	user = json_pack("{s:I, s:i, s:i, s:f, s:i, s:b, s:i, s:i, s:i, s:i, s:i, s:s,"
+			 " s:o, s:o}",
+			 "samples", (json_int_t)o->samples, "batch", o->batch,
+			 "highest", o->highest, "percentile", o->percentile,
+			 "repeat", o->repeat, "do_work", o->do_work, "priority", o->priority,
+			 "block", TC_SAMPLER_BLOCK, "calibration_samples", TC_SAMPLER_CALIB,
+			 "hist_layout", TC_HIST_LAYOUT_VERSION, "cpu_1cpu", d->one_cpu,
+			 "stats_unit", "ticks per pair",
+			 "configurations", cfgs, "pairs", jp);
+	if (!user) {
+		json_decref(root);
+		return -ENOMEM;
+	}
+	json_object_set_new(root, "user", user);
+	err = tc_result_write(root, o->json);
+	json_decref(root);
+	return err;
+}
+
+static int write_raw(const struct run_data *d)
+{
+	const char *path = d->o->raw;
+	char tmp[4096];
+	uint64_t i;
+	FILE *f;
+
+	if (!strcmp(path, "-")) {
+		f = stdout;
+	} else {
+		snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+		f = fopen(tmp, "w");
+		if (!f)
+			return -errno;
+	}
+	fprintf(f, "cpu,rep,configuration,pair,raw_ticks,overhead,ticks\n");
+	for (i = 0; i < d->main.nr_raw; i++) {
+		const struct tc_raw_row *r = &d->main.raw[i];
+
+		fprintf(f, "%u,%u,%s,%s,%llu,%llu,%llu\n", r->cpu, r->rep,
+			subjects[r->subject]->name, pairs[r->pair].name,
+			(unsigned long long)r->raw, (unsigned long long)r->overhead,
+			(unsigned long long)r->ticks);
+	}
+	if (f == stdout)
+		return fflush(f) ? -EIO : 0;
+	if (fclose(f) || rename(tmp, path)) {
+		int err = -errno;
+
+		unlink(tmp);
+		return err;
+	}
+	return 0;
+}
+
+static const char *run_error(int err, const struct user_opts *o)
+{
+	static char buf[256];
+
+	if (err == -EPERM && o->priority)
+		return "--priority: SCHED_FIFO was refused: needs CAP_SYS_NICE (run as root)";
+	if (err == -EPERM)
+		return "pinning a thread to a CPU was refused";
+	snprintf(buf, sizeof(buf), "sampler: %s", strerror(-err));
+	return buf;
+}
+
+int suite_user_run(int argc, char **argv)
+{
+	static const int all_pairs[] = { TC_PAIR_IRQ, TC_PAIR_PREEMPT, TC_PAIR_IRQ_SAVE };
+	struct user_opts o;
+	struct run_data d = { .o = &o };
+	struct tc_sampler_config cfg;
+	uint64_t *irq0, *irq1;
+	int i, c, err, maxcpu;
+
+	parse(argc, argv, &o);
+	memset(&d.si, 0, sizeof(d.si));
+	tc_sysinfo_read(&d.si);
+	err = tc_clock_calibrate(&d.ci, 150);
+	if (err)
+		tc_cli_fail("counter calibration failed: %s", strerror(-err));
+	if (o.mlock && mlockall(MCL_CURRENT | MCL_FUTURE))
+		tc_cli_fail("--mlock: mlockall failed: %s (needs CAP_IPC_LOCK or a larger "
+			    "RLIMIT_MEMLOCK)", strerror(errno));
+	tc_cli_catch_signals();
+
+	maxcpu = o.cpus[o.nr_cpus - 1] + 1;
+	irq0 = calloc((size_t)maxcpu, sizeof(*irq0));
+	irq1 = calloc((size_t)maxcpu, sizeof(*irq1));
+	d.irqs = calloc((size_t)o.nr_cpus, sizeof(*d.irqs));
+	d.st = calloc(NR_SUBJECTS * TC_NR_USER_PAIRS, sizeof(*d.st));
+	d.st1 = calloc(NR_SUBJECTS * TC_NR_USER_PAIRS, sizeof(*d.st1));
+	if (!irq0 || !irq1 || !d.irqs || !d.st || !d.st1)
+		tc_cli_fail("out of memory");
+
+	cfg = (struct tc_sampler_config){
+		.cpus = o.cpus, .nr_cpus = o.nr_cpus, .subjects = subjects,
+		.nr_subjects = NR_SUBJECTS, .pairs = all_pairs, .nr_pairs = TC_NR_USER_PAIRS,
+		.samples = o.samples, .batch = o.batch, .highest = o.highest,
+		.repeat = o.repeat, .do_work = o.do_work, .priority = o.priority,
+		.raw_max = o.raw ? o.raw_max : 0, .stop = &tc_cli_stop,
+		.progress = tc_cli_progress, .progress_arg = "sampling",
+	};
+	clock_gettime(CLOCK_REALTIME, &d.start);
+	tc_interrupts_read(irq0, maxcpu);
+	err = tc_sampler_run(&cfg, &d.main);
+	tc_interrupts_read(irq1, maxcpu);
+	tc_cli_progress_done();
+	if (err)
+		tc_cli_fail("%s", run_error(err, &o));
+	if (d.main.interrupted)
+		goto interrupted;
+	for (i = 0; i < o.nr_cpus; i++)
+		d.irqs[i] = irq1[o.cpus[i]] - irq0[o.cpus[i]];
+
+	/* The percentile row of the seed: a separate run on one pinned CPU. */
+	d.one_cpu = o.cpus[0];
+	cfg.cpus = &d.one_cpu;
+	cfg.nr_cpus = 1;
+	cfg.repeat = 1;
+	cfg.raw_max = 0;
+	cfg.progress_arg = "1-CPU run";
+	err = tc_sampler_run(&cfg, &d.one);
+	tc_cli_progress_done();
+	if (err)
+		tc_cli_fail("%s", run_error(err, &o));
+	if (d.one.interrupted)
+		goto interrupted;
+	clock_gettime(CLOCK_REALTIME, &d.end);
+
+	for (c = 0; c < NR_SUBJECTS * TC_NR_USER_PAIRS; c++) {
+		if (tc_stats_compute(&d.st[c], d.main.cells[c].hist, d.main.cells[c].top,
+				     o.percentile) ||
+		    tc_stats_compute(&d.st1[c], d.one.cells[c].hist, d.one.cells[c].top,
+				     o.percentile))
+			tc_cli_fail("internal: no samples in a cell");
+	}
+	print_header(&d, stdout);
+	print_tables(&d);
+	print_harness(&d);
+	print_size(&d);
+	fflush(stdout);
+	if (o.json) {
+		err = write_json(&d);
+		if (err)
+			tc_cli_fail("--json %s: %s", o.json, strerror(-err));
+	}
+	if (o.raw) {
+		err = write_raw(&d);
+		if (err)
+			tc_cli_fail("--raw %s: %s", o.raw, strerror(-err));
+	}
+	tc_sampler_result_free(&d.main);
+	tc_sampler_result_free(&d.one);
+	free(irq0);
+	free(irq1);
+	free(d.irqs);
+	free(d.st);
+	free(d.st1);
+	free(o.cpus);
+	return TC_EXIT_OK;
+
+interrupted:
+	tc_sampler_result_free(&d.main);
+	tc_sampler_result_free(&d.one);
+	fprintf(stderr, "tracecost: interrupted; nothing written\n");
+	return TC_EXIT_INTERRUPTED;
+}

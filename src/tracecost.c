@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * src/tracecost.c - entry point: one table of subcommands.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#ifndef TC_VERSION
+#define TC_VERSION "unknown"
+#endif
+#ifndef TC_GIT_SHA
+#define TC_GIT_SHA "unknown"
+#endif
+
+struct tc_command {
+	const char *name;
+	const char *summary;
+	int (*fn)(int argc, char **argv);
+};
+
+static const struct tc_command commands[] = {
+	{ "run", "measure: tracecost run [--suite user] [options]", cmd_run },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f,
+		"usage: tracecost <command> [options]\n"
+		"       tracecost --help | --version\n\n"
+		"commands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f,
+		"\n'tracecost run --help' lists the options of a run; man tracecost (doc/tracecost.1)\n"
+		"has the details. Exit status: 0 ok, 1 runtime failure or missing privilege,\n"
+		"2 bad usage, 130 interrupted.\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	/* Keep the command line as given: subcommands may reorder argv. */
+	tc_cli_argc = argc;
+	tc_cli_argv = calloc((size_t)argc + 1, sizeof(char *));
+	if (!tc_cli_argv)
+		return TC_EXIT_FAIL;
+	for (i = 0; i < (size_t)argc; i++)
+		tc_cli_argv[i] = argv[i];
+	if (argc < 2)
+		tc_cli_usage("missing command (try 'tracecost --help')");
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return TC_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("tracecost %s (git %s)\n", TC_VERSION, TC_GIT_SHA);
+		return TC_EXIT_OK;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	tc_cli_usage("unknown command '%s' (try 'tracecost --help')", argv[1]);
+}

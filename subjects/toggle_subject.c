@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * subjects/toggle_subject.c - the toggle subject, built once per configuration.
+ *
+ * The Makefile compiles this file five times with
+ *   -DTC_SUBJECT_HOOKS=0|1|2 (none, call, static), -DTC_SUBJECT_PROBES=0|1,
+ *   -DTC_SUBJECT_ID=stock|call|callp|static|staticp
+ * so the only difference between the columns is the instrumentation. Every
+ * object has its own (file-local) tracepoints and keys: attaching probes for
+ * one column never touches another.
+ *
+ *  stock:  the raw toggles (toggle.h), no hooks.
+ *  call:   the pre-patch shape (irqsoff/preempt tracers built in): each toggle
+ *	    is an out-of-line function that does its work and, on a transition,
+ *	    calls the trace hook, which checks for probes inside.
+ *  static: the patched shape (preemptirq v2/v3): inline toggle, then a
+ *	    static-key test; while the key is off the hook is one 5-byte NOP.
+ *  "+":    the same object with the recording probe attached (at run time).
+ *
+ * Events follow the kernel's semantics (toggle.h): preempt events only on the
+ * outermost transition, irq events only on a real state change.
+ */
+#include <tracecost/compiler.h>
+#include <tracecost/subject.h>
+#include <tracecost/toggle.h>
+#include <tracecost/tracepoint.h>
+
+#ifndef TC_SUBJECT_HOOKS
+#error "build with -DTC_SUBJECT_HOOKS=0|1|2 -DTC_SUBJECT_PROBES=0|1 -DTC_SUBJECT_ID=name"
+#endif
+
+#define HOOKS_NONE	0
+#define HOOKS_CALL	1
+#define HOOKS_STATIC	2
+
+#if TC_SUBJECT_HOOKS == HOOKS_NONE
+#define HOOKS_NAME "stock"
+#elif TC_SUBJECT_HOOKS == HOOKS_CALL
+#define HOOKS_NAME "call"
+#else
+#define HOOKS_NAME "static"
+#endif
+
+#if TC_SUBJECT_HOOKS != HOOKS_NONE
+/* The object's own tracepoints: the preemptirq class, (ip, parent_ip). */
+TC_DEFINE_TRACEPOINT_STATIC(irq_disable,
+			    TC_TP_PROTO(unsigned long ip, unsigned long parent_ip),
+			    TC_TP_ARGS(ip, parent_ip));
+TC_DEFINE_TRACEPOINT_STATIC(irq_enable,
+			    TC_TP_PROTO(unsigned long ip, unsigned long parent_ip),
+			    TC_TP_ARGS(ip, parent_ip));
+TC_DEFINE_TRACEPOINT_STATIC(preempt_disable,
+			    TC_TP_PROTO(unsigned long ip, unsigned long parent_ip),
+			    TC_TP_ARGS(ip, parent_ip));
+TC_DEFINE_TRACEPOINT_STATIC(preempt_enable,
+			    TC_TP_PROTO(unsigned long ip, unsigned long parent_ip),
+			    TC_TP_ARGS(ip, parent_ip));
+#endif
+
+#if TC_SUBJECT_HOOKS == HOOKS_NONE
+
+#define T_PREEMPT_DISABLE()	tc_raw_preempt_count_add(1)
+#define T_PREEMPT_ENABLE()	tc_raw_preempt_count_sub(1)
+#define T_IRQ_DISABLE()		tc_raw_irq_disable()
+#define T_IRQ_ENABLE()		tc_raw_irq_enable()
+#define T_IRQ_SAVE(f)		((f) = tc_raw_irq_save())
+#define T_IRQ_RESTORE(f)	tc_raw_irq_restore(f)
+
+#elif TC_SUBJECT_HOOKS == HOOKS_CALL
+
+/*
+ * Out-of-line toggles. The site is the call; ip is the call's return address
+ * (the kernel's CALLER_ADDR0), parent_ip the return address of the toggle's
+ * caller (CALLER_ADDR1; frame pointers are kept, -fno-omit-frame-pointer).
+ */
+#define CALLER_IP0	((unsigned long)__builtin_return_address(0))
+/*
+ * One frame up, as the kernel's CALLER_ADDR1 / get_lock_parent_ip() do in the
+ * pre-patch code: reliable here because the subject is built with frame
+ * pointers (-fno-omit-frame-pointer), and only evaluated on a transition.
+ */
+#pragma GCC diagnostic ignored "-Wframe-address"
+#define CALLER_IP1	((unsigned long)__builtin_return_address(1))
+
+static tc_noinline void call_preempt_disable(int val)
+{
+	tc_raw_preempt_count_add(val);
+	if (tc_preempt_count() == val)
+		__tc_do_trace_preempt_disable(CALLER_IP0, CALLER_IP1);
+}
+
+static tc_noinline void call_preempt_enable(int val)
+{
+	if (tc_preempt_count() == val)
+		__tc_do_trace_preempt_enable(CALLER_IP0, CALLER_IP1);
+	tc_raw_preempt_count_sub(val);
+}
+
+static tc_noinline void call_irq_disable(void)
+{
+	int was = tc_irqs_disabled();
+
+	tc_raw_irq_disable();
+	if (!was)
+		__tc_do_trace_irq_disable(CALLER_IP0, CALLER_IP1);
+}
+
+static tc_noinline void call_irq_enable(void)
+{
+	if (tc_irqs_disabled())
+		__tc_do_trace_irq_enable(CALLER_IP0, CALLER_IP1);
+	tc_raw_irq_enable();
+}
+
+static tc_noinline unsigned long call_irq_save(void)
+{
+	unsigned long flags = tc_raw_irq_save();
+
+	if (!flags)
+		__tc_do_trace_irq_disable(CALLER_IP0, CALLER_IP1);
+	return flags;
+}
+
+static tc_noinline void call_irq_restore(unsigned long flags)
+{
+	if (!flags && tc_irqs_disabled())
+		__tc_do_trace_irq_enable(CALLER_IP0, CALLER_IP1);
+	tc_raw_irq_restore(flags);
+}
+
+#define T_PREEMPT_DISABLE()	call_preempt_disable(1)
+#define T_PREEMPT_ENABLE()	call_preempt_enable(1)
+#define T_IRQ_DISABLE()		call_irq_disable()
+#define T_IRQ_ENABLE()		call_irq_enable()
+#define T_IRQ_SAVE(f)		((f) = call_irq_save())
+#define T_IRQ_RESTORE(f)	call_irq_restore(f)
+
+#else /* HOOKS_STATIC */
+
+/*
+ * Inline toggles followed by a static-key test. Everything after the key
+ * test sits on the jump target, out of the fall-through path. ip is the
+ * address of the site (TC_THIS_IP, passed by the site), parent_ip the return
+ * address of the function the toggle is inlined into.
+ */
+#define TP_ON(tp)	tc_static_branch_unlikely(&__tc_tp_##tp.key)
+
+static tc_always_inline void static_preempt_disable(int val)
+{
+	tc_raw_preempt_count_add(val);
+	if (TP_ON(preempt_disable) && tc_preempt_count() == val)
+		__tc_do_trace_preempt_disable(TC_THIS_IP, TC_RET_IP);
+}
+
+static tc_always_inline void static_preempt_enable(int val)
+{
+	if (TP_ON(preempt_enable) && tc_preempt_count() == val)
+		__tc_do_trace_preempt_enable(TC_THIS_IP, TC_RET_IP);
+	tc_raw_preempt_count_sub(val);
+}
+
+static tc_always_inline void static_irq_disable(void)
+{
+	if (TP_ON(irq_disable)) {
+		int was = tc_irqs_disabled();
+
+		tc_raw_irq_disable();
+		if (!was)
+			__tc_do_trace_irq_disable(TC_THIS_IP, TC_RET_IP);
+	} else {
+		tc_raw_irq_disable();
+	}
+}
+
+static tc_always_inline void static_irq_enable(void)
+{
+	if (TP_ON(irq_enable) && tc_irqs_disabled())
+		__tc_do_trace_irq_enable(TC_THIS_IP, TC_RET_IP);
+	tc_raw_irq_enable();
+}
+
+static tc_always_inline unsigned long static_irq_save(void)
+{
+	unsigned long flags = tc_raw_irq_save();
+
+	if (TP_ON(irq_disable) && !flags)
+		__tc_do_trace_irq_disable(TC_THIS_IP, TC_RET_IP);
+	return flags;
+}
+
+static tc_always_inline void static_irq_restore(unsigned long flags)
+{
+	if (TP_ON(irq_enable) && !flags && tc_irqs_disabled())
+		__tc_do_trace_irq_enable(TC_THIS_IP, TC_RET_IP);
+	tc_raw_irq_restore(flags);
+}
+
+#define T_PREEMPT_DISABLE()	static_preempt_disable(1)
+#define T_PREEMPT_ENABLE()	static_preempt_enable(1)
+#define T_IRQ_DISABLE()		static_irq_disable()
+#define T_IRQ_ENABLE()		static_irq_enable()
+#define T_IRQ_SAVE(f)		((f) = static_irq_save())
+#define T_IRQ_RESTORE(f)	static_irq_restore(f)
+
+#endif
+
+/* The pairs, as timed: disable, [simulated critical section], enable. */
+#define PAIR_IRQ(WORK)		do { T_IRQ_DISABLE(); WORK; T_IRQ_ENABLE(); } while (0)
+#define PAIR_PREEMPT(WORK)	do { T_PREEMPT_DISABLE(); WORK; T_PREEMPT_ENABLE(); } while (0)
+#define PAIR_IRQ_SAVE(WORK)	do {						\
+		unsigned long __flags;						\
+		T_IRQ_SAVE(__flags);						\
+		WORK;								\
+		T_IRQ_RESTORE(__flags);						\
+	} while (0)
+#define NO_WORK			do { } while (0)
+#define DO_WORK			tc_do_work()
+
+#define DEFINE_LOOP(fn, PAIR, WORK)						\
+static tc_noinline void fn(uint64_t *out, unsigned int n, unsigned int batch)	\
+{										\
+	TC_SAMPLE_LOOP(out, n, batch, PAIR(WORK));				\
+}
+
+DEFINE_LOOP(loop_irq, PAIR_IRQ, NO_WORK)
+DEFINE_LOOP(loop_irq_work, PAIR_IRQ, DO_WORK)
+DEFINE_LOOP(loop_preempt, PAIR_PREEMPT, NO_WORK)
+DEFINE_LOOP(loop_preempt_work, PAIR_PREEMPT, DO_WORK)
+DEFINE_LOOP(loop_irq_save, PAIR_IRQ_SAVE, NO_WORK)
+DEFINE_LOOP(loop_irq_save_work, PAIR_IRQ_SAVE, DO_WORK)
+
+/*
+ * One function per toggle, for the code-size table: the instructions of a
+ * site on its fall-through path are those before the first "ret" (scripts/
+ * subject-size.sh reads them from this object with objdump).
+ */
+tc_noinline tc_used void TC_CONCAT(TC_SUBJECT_ID, _site_preempt_disable)(void);
+tc_noinline tc_used void TC_CONCAT(TC_SUBJECT_ID, _site_preempt_enable)(void);
+tc_noinline tc_used void TC_CONCAT(TC_SUBJECT_ID, _site_irq_disable)(void);
+tc_noinline tc_used void TC_CONCAT(TC_SUBJECT_ID, _site_irq_enable)(void);
+tc_noinline tc_used unsigned long TC_CONCAT(TC_SUBJECT_ID, _site_irq_save)(void);
+tc_noinline tc_used void TC_CONCAT(TC_SUBJECT_ID, _site_irq_restore)(unsigned long f);
+
+void TC_CONCAT(TC_SUBJECT_ID, _site_preempt_disable)(void) { T_PREEMPT_DISABLE(); }
+void TC_CONCAT(TC_SUBJECT_ID, _site_preempt_enable)(void) { T_PREEMPT_ENABLE(); }
+void TC_CONCAT(TC_SUBJECT_ID, _site_irq_disable)(void) { T_IRQ_DISABLE(); }
+void TC_CONCAT(TC_SUBJECT_ID, _site_irq_enable)(void) { T_IRQ_ENABLE(); }
+unsigned long TC_CONCAT(TC_SUBJECT_ID, _site_irq_save)(void)
+{
+	unsigned long f;
+
+	T_IRQ_SAVE(f);
+	return f;
+}
+void TC_CONCAT(TC_SUBJECT_ID, _site_irq_restore)(unsigned long f) { T_IRQ_RESTORE(f); }
+
+const struct tc_subject TC_CONCAT(tc_subject_, TC_SUBJECT_ID) = {
+	.name = TC_SUBJECT_PROBES ? HOOKS_NAME "+" : HOOKS_NAME,
+	.id = TC_STR(TC_SUBJECT_ID),
+	.hooks = TC_SUBJECT_HOOKS == HOOKS_NONE ? "none" : HOOKS_NAME,
+	.probes = TC_SUBJECT_PROBES,
+	.loop = {
+		[TC_PAIR_IRQ] = { loop_irq, loop_irq_work },
+		[TC_PAIR_PREEMPT] = { loop_preempt, loop_preempt_work },
+		[TC_PAIR_IRQ_SAVE] = { loop_irq_save, loop_irq_save_work },
+	},
+#if TC_SUBJECT_HOOKS != HOOKS_NONE
+	.tp = {
+		[TC_TP_IRQ_DISABLE] = &__tc_tp_irq_disable,
+		[TC_TP_IRQ_ENABLE] = &__tc_tp_irq_enable,
+		[TC_TP_PREEMPT_DISABLE] = &__tc_tp_preempt_disable,
+		[TC_TP_PREEMPT_ENABLE] = &__tc_tp_preempt_enable,
+	},
+#endif
+};

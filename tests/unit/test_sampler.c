@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The sampling engine: every sample accounted for (per cell, per CPU, per
+ * repetition), snapshots consistent with the merged cells, the recording
+ * probe's event count exact, raw rows consistent, bad configurations
+ * refused, an early stop reported. No timing is asserted.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <tracecost/sampler.h>
+
+static const struct tc_subject *const subjects[] = {
+	&tc_subject_stock, &tc_subject_call, &tc_subject_callp,
+	&tc_subject_static, &tc_subject_staticp,
+};
+static const int pairs[] = { TC_PAIR_IRQ, TC_PAIR_PREEMPT, TC_PAIR_IRQ_SAVE };
+
+static struct tc_sampler_config base(const int *cpus, int nr_cpus)
+{
+	return (struct tc_sampler_config){
+		.cpus = cpus, .nr_cpus = nr_cpus, .subjects = subjects, .nr_subjects = 5,
+		.pairs = pairs, .nr_pairs = 3, .samples = 1500, .batch = 1,
+		.highest = 10, .repeat = 2,
+	};
+}
+
+static void check_run(const int *cpus, int nr_cpus, int do_work, unsigned int batch)
+{
+	struct tc_sampler_config cfg = base(cpus, nr_cpus);
+	struct tc_sampler_result res;
+	uint64_t per_thread, i;
+	int c, s;
+
+	cfg.do_work = do_work;
+	cfg.batch = batch;
+	cfg.raw_max = 100;
+	assert_int_equal(tc_sampler_run(&cfg, &res), 0);
+	assert_false(res.interrupted);
+	for (c = 0; c < 15; c++) {
+		const struct tc_cell *cell = &res.cells[c];
+		uint64_t n = 0, sum = 0;
+		int k;
+
+		assert_int_equal(cell->hist->n, cfg.samples * cfg.repeat * (uint64_t)nr_cpus);
+		assert_true(cell->hist->min <= cell->hist->max);
+		assert_true(cell->top->len == 10);
+		for (k = 0; k < (int)cfg.repeat * nr_cpus; k++) {
+			const struct tc_snapshot *sn = &cell->snap[k];
+			uint64_t bsum = 0;
+			tc_u32 j;
+
+			assert_int_equal(sn->n, cfg.samples);
+			assert_int_equal(sn->rep, k / nr_cpus);
+			assert_int_equal(sn->cpu, cpus[k % nr_cpus]);
+			for (j = 0; j < sn->hist_nr; j++)
+				bsum += sn->cnt[j];
+			assert_int_equal(bsum + sn->overflow, sn->n);
+			assert_true(sn->overhead_min <= sn->overhead_max);
+			n += sn->n;
+			sum += sn->sum_lo;
+		}
+		assert_int_equal(n, cell->hist->n);
+		assert_int_equal(sum, cell->hist->sum_lo);
+	}
+	/* 2 events per pair and sample, 3 pairs; rings of TC_SAMPLER_RING_EVENTS */
+	per_thread = 6 * cfg.samples * cfg.repeat * (uint64_t)cfg.batch;
+	for (s = 0; s < 5; s++) {
+		if (subjects[s]->probes) {
+			assert_int_equal(res.events[s], per_thread * (uint64_t)nr_cpus);
+			assert_int_equal(res.overruns[s],
+					 (per_thread - TC_SAMPLER_RING_EVENTS) * (uint64_t)nr_cpus);
+		} else {
+			assert_int_equal(res.events[s], 0);
+		}
+	}
+	assert_int_equal(res.nr_raw, 100);
+	for (i = 0; i < res.nr_raw; i++) {
+		const struct tc_raw_row *r = &res.raw[i];
+
+		assert_int_equal(r->ticks, r->raw > r->overhead ? r->raw - r->overhead : 0);
+		assert_true(r->subject < 5 && r->pair < 3 && r->rep < 2);
+	}
+	tc_sampler_result_free(&res);
+}
+
+static void test_one_cpu(void **state)
+{
+	int cpu = 0;
+
+	check_run(&cpu, 1, 0, 1);
+}
+
+static void test_all_cpus_work_batch(void **state)
+{
+	int cpus[2] = { 0, 1 };
+	int n = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1;
+
+	check_run(cpus, n, 1, 4);
+}
+
+static void test_bad_config(void **state)
+{
+	int cpu = 0, bad_cpu = -1, bad_pair[] = { 7 };
+	struct tc_sampler_config cfg = base(&cpu, 1);
+	struct tc_sampler_result res;
+
+	cfg.samples = 0;
+	assert_int_equal(tc_sampler_run(&cfg, &res), -EINVAL);
+	cfg = base(&bad_cpu, 1);
+	assert_int_equal(tc_sampler_run(&cfg, &res), -EINVAL);
+	cfg = base(&cpu, 1);
+	cfg.pairs = bad_pair;
+	cfg.nr_pairs = 1;
+	assert_int_equal(tc_sampler_run(&cfg, &res), -EINVAL);
+	cfg = base(&cpu, 1);
+	cfg.batch = 0;
+	assert_int_equal(tc_sampler_run(&cfg, &res), -EINVAL);
+}
+
+static void test_stop(void **state)
+{
+	int cpu = 0;
+	volatile sig_atomic_t stop = 1;
+	struct tc_sampler_config cfg = base(&cpu, 1);
+	struct tc_sampler_result res;
+
+	cfg.stop = &stop;
+	cfg.samples = 1000000000ull;
+	assert_int_equal(tc_sampler_run(&cfg, &res), 0);
+	assert_true(res.interrupted);
+	assert_int_equal(res.cells[0].hist->n, 0);
+	tc_sampler_result_free(&res);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_one_cpu),
+		cmocka_unit_test(test_all_cpus_work_batch),
+		cmocka_unit_test(test_bad_config),
+		cmocka_unit_test(test_stop),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

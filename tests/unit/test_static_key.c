@@ -1,0 +1,577 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_static_key.c - userspace static keys: site bytes before/after a flip,
+ * reference counting, the branch value of all four key x branch kinds, the
+ * int3 path while other threads run a site, SIGTRAP chaining, and the
+ * implementation string.
+ *
+ * On x86-64 with GCC/clang the asm-goto implementation is required: the test
+ * fails if the flag fallback got compiled in, unless the build asked for it
+ * with -DTC_STATIC_KEY_FORCE_FLAG (then the byte-level tests are skipped).
+ *
+ * Order matters for the first test: it installs its own SIGTRAP handler
+ * before the library installs its handler (on the first patch), so the
+ * library's must chain to it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <cmocka.h>
+
+#include <tracecost/compiler.h>
+#include <tracecost/static_key.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && \
+	!defined(TC_STATIC_KEY_FORCE_FLAG)
+#define EXPECT_ASM_GOTO	1
+#else
+#define EXPECT_ASM_GOTO	0
+#endif
+
+/* One key per test function, so that each key has known sites. */
+static TC_DEFINE_STATIC_KEY_FALSE(key_chain);
+static TC_DEFINE_STATIC_KEY_FALSE(key_fu);	/* false key, unlikely site */
+static TC_DEFINE_STATIC_KEY_TRUE(key_tl);	/* true key, likely site */
+static TC_DEFINE_STATIC_KEY_FALSE(key_f4);	/* false key, both kinds */
+static TC_DEFINE_STATIC_KEY_TRUE(key_t4);	/* true key, both kinds */
+static TC_DEFINE_STATIC_KEY_FALSE(key_ref);
+static TC_DEFINE_STATIC_KEY_TRUE(key_tref);
+static TC_DEFINE_STATIC_KEY_FALSE(key_two);	/* two sites */
+static TC_DEFINE_STATIC_KEY_FALSE(key_spin);
+static TC_DEFINE_STATIC_KEY_FALSE(key_nosite);	/* no site at all */
+static TC_DEFINE_STATIC_KEY_FALSE(key_fail);	/* patched in children only */
+
+static tc_noinline bool run_chain(void) { return tc_static_branch_unlikely(&key_chain); }
+static tc_noinline bool run_fu(void) { return tc_static_branch_unlikely(&key_fu); }
+static tc_noinline bool run_tl(void) { return tc_static_branch_likely(&key_tl); }
+static tc_noinline bool run_f4_unlikely(void) { return tc_static_branch_unlikely(&key_f4); }
+static tc_noinline bool run_f4_likely(void) { return tc_static_branch_likely(&key_f4); }
+static tc_noinline bool run_t4_unlikely(void) { return tc_static_branch_unlikely(&key_t4); }
+static tc_noinline bool run_t4_likely(void) { return tc_static_branch_likely(&key_t4); }
+static tc_noinline bool run_ref(void) { return tc_static_branch_unlikely(&key_ref); }
+static tc_noinline bool run_tref(void) { return tc_static_branch_unlikely(&key_tref); }
+static tc_noinline bool run_two_a(void) { return tc_static_branch_unlikely(&key_two); }
+static tc_noinline bool run_two_b(void) { return tc_static_branch_likely(&key_two); }
+static tc_noinline bool run_spin(void) { return tc_static_branch_unlikely(&key_spin); }
+static tc_noinline bool run_fail(void) { return tc_static_branch_unlikely(&key_fail); }
+
+static const unsigned char nop5[TC_JUMP_SITE_SIZE] = { TC_JUMP_NOP5 };
+
+/* The jump-table entry of the site at @site (the test reads the table itself). */
+static const struct tc_jump_entry *entry_of(const void *site)
+{
+	const struct tc_jump_entry *e;
+
+	for (e = __start_tc_jump_table; e < __stop_tc_jump_table; e++)
+		if (tc_jump_entry_code(e) == (uintptr_t)site)
+			return e;
+	return NULL;
+}
+
+/* The only site of @key. */
+static const unsigned char *only_site(const struct tc_static_key *key)
+{
+	void *addr[4];
+	int n = tc_static_key_sites(key, addr, 4);
+
+	assert_int_equal(n, 1);
+	return addr[0];
+}
+
+/*
+ * Checks the bytes at @site: the NOP when !@jump, else a jmp (e9 rel32 or
+ * eb rel8) that lands on the target recorded in the site's entry.
+ */
+static void check_site(const unsigned char *site, bool jump, const char *what)
+{
+	const struct tc_jump_entry *e = entry_of(site);
+	uintptr_t dest;
+	int32_t rel32;
+
+	if (!e)
+		fail_msg("%s: site %p not in tc_jump_table", what, (const void *)site);
+	if (!jump) {
+		if (memcmp(site, nop5, sizeof(nop5)))
+			fail_msg("%s: expected 0f 1f 44 00 00, got %02x %02x %02x %02x %02x", what,
+				 site[0], site[1], site[2], site[3], site[4]);
+		return;
+	}
+	if (site[0] == 0xe9) {
+		memcpy(&rel32, site + 1, sizeof(rel32));
+		dest = (uintptr_t)site + 5 + (intptr_t)rel32;
+	} else if (site[0] == 0xeb) {
+		dest = (uintptr_t)site + 2 + (intptr_t)(int8_t)site[1];
+	} else {
+		fail_msg("%s: expected a jmp (e9/eb), got %02x", what, site[0]);
+		return;
+	}
+	if (dest != tc_jump_entry_target(e))
+		fail_msg("%s: jmp lands on %#lx, target is %#lx", what, (unsigned long)dest,
+			 (unsigned long)tc_jump_entry_target(e));
+}
+
+static bool have_asm(void)
+{
+	return TC_STATIC_KEY_ASM_GOTO;
+}
+
+/* ---- SIGTRAP chaining (must run first) ---------------------------------- */
+
+static volatile sig_atomic_t my_traps;
+static volatile sig_atomic_t my_trap_code;
+
+static void my_sigtrap(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	my_traps++;
+	my_trap_code = si->si_code;
+}
+
+static void test_sigtrap_chain(void **state)
+{
+	struct sigaction sa, cur, saved;
+
+	(void)state;
+	if (!have_asm()) {
+		printf("# flag build: no SIGTRAP handler to chain, skipped\n");
+		skip();
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = my_sigtrap;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGTRAP, &sa, &saved), 0);
+
+	/* The first patch installs the library's handler over ours. */
+	assert_int_equal(tc_static_branch_enable(&key_chain), 0);
+	assert_true(run_chain());
+	assert_int_equal(sigaction(SIGTRAP, NULL, &cur), 0);
+	if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == my_sigtrap)
+		fail_msg("the library did not install its SIGTRAP handler "
+			 "(this test must run before any other patch)");
+
+	/* A user SIGTRAP reaches our handler... */
+	my_traps = 0;
+	assert_int_equal(raise(SIGTRAP), 0);
+	assert_int_equal(my_traps, 1);
+	/* ...and so does a kernel one from an int3 that is not on a site. */
+	__asm__ __volatile__("int3" ::: "memory");
+	assert_int_equal(my_traps, 2);
+	assert_true(my_trap_code > 0);
+
+	assert_int_equal(tc_static_branch_disable(&key_chain), 0);
+	assert_false(run_chain());
+	raise(SIGTRAP);
+	assert_int_equal(my_traps, 3);
+}
+
+/* ---- implementation string ----------------------------------------------- */
+
+static void test_impl(void **state)
+{
+	const char *impl = tc_static_key_impl();
+
+	(void)state;
+	assert_non_null(impl);
+	printf("# tc_static_key_impl(): %s\n", impl);
+	assert_true(strlen(impl) > 10);
+	if (EXPECT_ASM_GOTO) {
+		if (!TC_STATIC_KEY_ASM_GOTO)
+			fail_msg("x86-64 compiler with asm goto, but the header chose "
+				 "the flag fallback");
+		if (strncmp(impl, "x86-64 asm goto", 15))
+			fail_msg("the library was built as the flag fallback: \"%s\"", impl);
+	} else {
+		printf("# not an x86-64 asm-goto build: byte-level tests are skipped\n");
+		if (strncmp(impl, "flag test", 9) && strncmp(impl, "x86-64 asm goto", 15))
+			fail_msg("unknown implementation \"%s\"", impl);
+	}
+}
+
+/* ---- site bytes ---------------------------------------------------------- */
+
+static void test_false_unlikely_site(void **state)
+{
+	const unsigned char *site;
+
+	(void)state;
+	assert_false(run_fu());
+	if (!have_asm()) {
+		assert_int_equal(tc_static_key_sites(&key_fu, NULL, 0), 0);
+		skip();
+	}
+	site = only_site(&key_fu.key);
+	check_site(site, false, "false key, unlikely, initial");
+	assert_int_equal(tc_static_branch_enable(&key_fu), 0);
+	check_site(site, true, "false key, unlikely, enabled");
+	printf("# enabled unlikely site: %02x %02x %02x %02x %02x\n",
+	       site[0], site[1], site[2], site[3], site[4]);
+	assert_true(run_fu());
+	assert_int_equal(tc_static_branch_disable(&key_fu), 0);
+	check_site(site, false, "false key, unlikely, disabled again");
+	assert_false(run_fu());
+}
+
+static void test_true_likely_site(void **state)
+{
+	const unsigned char *site;
+
+	(void)state;
+	assert_true(run_tl());
+	if (!have_asm())
+		skip();
+	site = only_site(&key_tl.key);
+	check_site(site, false, "true key, likely, initial");
+	assert_int_equal(tc_static_branch_disable(&key_tl), 0);
+	check_site(site, true, "true key, likely, disabled");
+	assert_false(run_tl());
+	assert_int_equal(tc_static_branch_enable(&key_tl), 0);
+	check_site(site, false, "true key, likely, enabled again");
+	assert_true(run_tl());
+}
+
+/* Initially-taken kinds (false key likely, true key unlikely): a forced 5-byte jmp. */
+static void check_initial(const struct tc_static_key *key, bool key_default)
+{
+	void *a[2];
+	int i;
+
+	assert_int_equal(tc_static_key_sites(key, a, 2), 2);
+	for (i = 0; i < 2; i++) {
+		const struct tc_jump_entry *e = entry_of(a[i]);
+		const unsigned char *s = a[i];
+		bool jump;
+
+		assert_non_null(e);
+		jump = key_default ^ tc_jump_entry_is_likely(e);
+		if (jump)
+			assert_int_equal(s[0], 0xe9);
+		check_site(s, jump, key_default ? "true key, initial" : "false key, initial");
+	}
+}
+
+static void test_initial_jmp_sites(void **state)
+{
+	(void)state;
+	if (!have_asm())
+		skip();
+	check_initial(&key_f4.key, false);
+	check_initial(&key_t4.key, true);
+}
+
+/* ---- branch values: false/true key x likely/unlikely --------------------- */
+
+static void check_four(bool f_on, bool t_on)
+{
+	void *a[2];
+	int i;
+
+	assert_int_equal(tc_static_key_enabled(&key_f4), f_on);
+	assert_int_equal(tc_static_key_enabled(&key_t4), t_on);
+	assert_int_equal(run_f4_unlikely(), f_on);
+	assert_int_equal(run_f4_likely(), f_on);
+	assert_int_equal(run_t4_unlikely(), t_on);
+	assert_int_equal(run_t4_likely(), t_on);
+	if (!have_asm())
+		return;
+	/* A site jumps iff enabled XOR likely. */
+	assert_int_equal(tc_static_key_sites(&key_f4, a, 2), 2);
+	for (i = 0; i < 2; i++)
+		check_site(a[i], f_on ^ tc_jump_entry_is_likely(entry_of(a[i])), "f4");
+	assert_int_equal(tc_static_key_sites(&key_t4, a, 2), 2);
+	for (i = 0; i < 2; i++)
+		check_site(a[i], t_on ^ tc_jump_entry_is_likely(entry_of(a[i])), "t4");
+}
+
+static void test_four_kinds(void **state)
+{
+	(void)state;
+	check_four(false, true);
+	assert_int_equal(tc_static_branch_enable(&key_f4), 0);
+	check_four(true, true);
+	assert_int_equal(tc_static_branch_disable(&key_t4), 0);
+	check_four(true, false);
+	assert_int_equal(tc_static_branch_disable(&key_f4), 0);
+	check_four(false, false);
+	assert_int_equal(tc_static_branch_enable(&key_t4), 0);
+	check_four(false, true);
+}
+
+/* ---- reference counting -------------------------------------------------- */
+
+static void test_refcount(void **state)
+{
+	const unsigned char *site = NULL;
+
+	(void)state;
+	if (have_asm())
+		site = only_site(&key_ref.key);
+	assert_false(tc_static_key_enabled(&key_ref));
+	assert_int_equal(tc_static_key_enable(&key_ref.key), 0);
+	assert_int_equal(tc_static_key_enable(&key_ref.key), 0);
+	assert_int_equal(tc_static_key_disable(&key_ref.key), 0);
+	assert_true(tc_static_key_enabled(&key_ref));
+	assert_true(run_ref());
+	if (site)
+		check_site(site, true, "refcount 1");
+	assert_int_equal(tc_static_key_disable(&key_ref.key), 0);
+	assert_false(tc_static_key_enabled(&key_ref));
+	assert_false(run_ref());
+	if (site)
+		check_site(site, false, "refcount 0");
+	/* Below zero: -EINVAL, nothing changes. */
+	assert_int_equal(tc_static_key_disable(&key_ref.key), -EINVAL);
+	assert_false(tc_static_key_enabled(&key_ref));
+	assert_false(run_ref());
+	if (site)
+		check_site(site, false, "after -EINVAL");
+	assert_int_equal(key_ref.key.enabled, 0);
+
+	/* A true key starts at 1: one disable reaches 0, a second is -EINVAL. */
+	assert_true(tc_static_key_enabled(&key_tref));
+	assert_true(run_tref());
+	assert_int_equal(tc_static_branch_enable(&key_tref), 0);	/* 2 */
+	assert_int_equal(tc_static_branch_disable(&key_tref), 0);	/* 1 */
+	assert_true(run_tref());
+	assert_int_equal(tc_static_branch_disable(&key_tref), 0);	/* 0 */
+	assert_false(run_tref());
+	assert_false(tc_static_key_enabled(&key_tref));
+	assert_int_equal(tc_static_branch_disable(&key_tref), -EINVAL);
+	assert_int_equal(tc_static_branch_enable(&key_tref), 0);
+	assert_true(run_tref());
+
+	/* NULL */
+	assert_int_equal((tc_static_key_enable)(NULL), -EINVAL);
+	assert_int_equal((tc_static_key_disable)(NULL), -EINVAL);
+	assert_false((tc_static_key_enabled)(NULL));
+
+	/* A key without sites still counts. */
+	assert_int_equal(tc_static_key_sites(&key_nosite, NULL, 0), 0);
+	assert_int_equal(tc_static_branch_enable(&key_nosite), 0);
+	assert_true(tc_static_key_enabled(&key_nosite));
+	assert_int_equal(tc_static_branch_disable(&key_nosite), 0);
+	assert_false(tc_static_key_enabled(&key_nosite));
+}
+
+/* ---- tc_static_key_sites() ------------------------------------------------ */
+
+static void test_sites(void **state)
+{
+	void *a[1];
+	int n;
+
+	(void)state;
+	assert_int_equal(tc_static_key_sites(&key_two, NULL, -1), -EINVAL);
+	assert_int_equal(tc_static_key_sites(&key_two, NULL, 1), -EINVAL);
+	assert_int_equal((tc_static_key_sites)(NULL, a, 1), -EINVAL);
+	n = tc_static_key_sites(&key_two, a, 1);	/* may exceed max */
+	assert_int_equal(n, have_asm() ? 2 : 0);
+	assert_false(run_two_a());
+	assert_false(run_two_b());
+	assert_int_equal(tc_static_branch_enable(&key_two), 0);
+	assert_true(run_two_a());
+	assert_true(run_two_b());
+	assert_int_equal(tc_static_branch_disable(&key_two), 0);
+	assert_false(run_two_a());
+	assert_false(run_two_b());
+	printf("# jump table: %ld entries\n",
+	       (long)(__stop_tc_jump_table - __start_tc_jump_table));
+}
+
+/* ---- unavailable mechanisms: an error, nothing half-patched -------------- */
+
+/* In a child: make system call @nr fail with @err (seccomp filter). */
+static int deny_syscall(long nr, int err)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned int)nr, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K,
+			 SECCOMP_RET_ERRNO | ((unsigned int)err & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = TC_ARRAY_SIZE(f), .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+/*
+ * Forks; the child denies @nr (if >= 0) and enables key_fail, expecting
+ * @expect; it exits with a bit mask of what went wrong (0: all as expected).
+ */
+static int child_enable(long nr, int err, int expect)
+{
+	const unsigned char *site = only_site(&key_fail.key);
+	int status, code = 0, ret;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (nr >= 0 && deny_syscall(nr, err))
+			_exit(64);
+		ret = tc_static_branch_enable(&key_fail);
+		if (ret != expect)
+			code |= 1;
+		if (expect && memcmp(site, nop5, sizeof(nop5)))
+			code |= 2;	/* half-patched */
+		if (!expect && site[0] != 0xe9 && site[0] != 0xeb)
+			code |= 2;
+		if (tc_static_key_enabled(&key_fail) != !expect)
+			code |= 4;
+		if (run_fail() != !expect)
+			code |= 8;
+		if (!expect && (tc_static_branch_disable(&key_fail) || run_fail() ||
+				memcmp(site, nop5, sizeof(nop5))))
+			code |= 16;
+		_exit(code);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+static void test_unavailable(void **state)
+{
+	const unsigned char *site;
+
+	(void)state;
+	if (!have_asm())
+		skip();
+	site = only_site(&key_fail.key);
+	/* Both the parent's setup (done) and a fork()ed child's (redone). */
+	assert_int_equal(child_enable(-1, 0, 0), 0);
+	assert_int_equal(child_enable(__NR_membarrier, ENOSYS, -ENOSYS), 0);
+	assert_int_equal(child_enable(__NR_membarrier, EPERM, -EPERM), 0);
+	assert_int_equal(child_enable(__NR_openat, EACCES, -EPERM), 0);
+	assert_int_equal(child_enable(__NR_pwrite64, EIO, -EPERM), 0);
+	/* The children wrote their own copies of the text, never ours. */
+	check_site(site, false, "parent after the children");
+	assert_false(run_fail());
+	assert_false(tc_static_key_enabled(&key_fail));
+}
+
+/* ---- the int3 path: a thread runs the site while it is patched ------------ */
+
+/*
+ * Seqlock-style epoch: odd while a flip is in progress. A value read between
+ * two equal even epochs must be the state of that epoch: after enable or
+ * disable returns, every thread runs the new instruction.
+ */
+static unsigned long spin_epoch;
+static int spin_stop;
+static unsigned long spin_runs, spin_bad, spin_checked;
+
+static void *spinner(void *arg)
+{
+	unsigned long runs = 0, bad = 0, checked = 0;
+
+	(void)arg;
+	while (!__atomic_load_n(&spin_stop, __ATOMIC_ACQUIRE)) {
+		unsigned long e1 = __atomic_load_n(&spin_epoch, __ATOMIC_ACQUIRE), e2;
+		bool v = run_spin();
+
+		e2 = __atomic_load_n(&spin_epoch, __ATOMIC_ACQUIRE);
+		runs++;
+		if (e1 == e2 && !(e1 & 1)) {
+			checked++;
+			if (v != (bool)((e1 / 2) & 1))
+				bad++;
+		}
+		if (!(runs & 255))
+			__atomic_store_n(&spin_runs, runs, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&spin_runs, runs, __ATOMIC_RELEASE);
+	__atomic_store_n(&spin_bad, bad, __ATOMIC_RELEASE);
+	__atomic_store_n(&spin_checked, checked, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void flip(bool on)
+{
+	__atomic_add_fetch(&spin_epoch, 1, __ATOMIC_SEQ_CST);
+	if (on)
+		assert_int_equal(tc_static_branch_enable(&key_spin), 0);
+	else
+		assert_int_equal(tc_static_branch_disable(&key_spin), 0);
+	__atomic_add_fetch(&spin_epoch, 1, __ATOMIC_SEQ_CST);
+}
+
+static void test_int3_path(void **state)
+{
+	unsigned long hits0 = tc_static_key_int3_hits(), hits;
+	pthread_t th;
+	int i;
+
+	(void)state;
+	assert_int_equal(pthread_create(&th, NULL, spinner, NULL), 0);
+	while (__atomic_load_n(&spin_runs, __ATOMIC_ACQUIRE) < 1000)
+		sched_yield();
+	/* 1 ms in each int3 window; flip until the spinner trapped a few times. */
+	tc_static_key_set_poke_delay(have_asm() ? 1000 : 0);
+	for (i = 0; i < 400; i++) {
+		flip(true);
+		flip(false);	/* pairs: the epoch parity stays the key state */
+		if (i >= 10 && tc_static_key_int3_hits() - hits0 >= 10)
+			break;
+	}
+	tc_static_key_set_poke_delay(0);
+	/* Stable periods without the delay, too. */
+	for (i = 0; i < 100; i++) {
+		flip(true);
+		flip(false);
+	}
+	__atomic_store_n(&spin_stop, 1, __ATOMIC_RELEASE);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	hits = tc_static_key_int3_hits() - hits0;
+	printf("# spinner: %lu runs, %lu checked in stable epochs, %lu wrong; "
+	       "int3 redirects: %lu\n",
+	       spin_runs, spin_checked, spin_bad, hits);
+	assert_int_equal(spin_bad, 0);
+	assert_true(spin_checked > 0);
+	assert_false(run_spin());
+	if (have_asm())
+		assert_true(hits > 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sigtrap_chain),	/* first: see above */
+		cmocka_unit_test(test_impl),
+		cmocka_unit_test(test_false_unlikely_site),
+		cmocka_unit_test(test_true_likely_site),
+		cmocka_unit_test(test_initial_jmp_sites),
+		cmocka_unit_test(test_four_kinds),
+		cmocka_unit_test(test_refcount),
+		cmocka_unit_test(test_sites),
+		cmocka_unit_test(test_unavailable),
+		cmocka_unit_test(test_int3_path),
+	};
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	return cmocka_run_group_tests_name("static_key", tests, NULL, NULL);
+}
