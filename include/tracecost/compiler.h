@@ -9,7 +9,12 @@
 #define tc_likely(x)		__builtin_expect(!!(x), 1)
 #define tc_unlikely(x)		__builtin_expect(!!(x), 0)
 #define tc_barrier()		__asm__ __volatile__("" ::: "memory")
+#ifdef __clang__
+#define tc_noinline		__attribute__((noinline))
+#else
+/* noipa: no inter-procedural shortcuts either (no clone, no IPA-RA). */
 #define tc_noinline		__attribute__((noinline, noclone, noipa))
+#endif
 #define tc_always_inline	inline __attribute__((always_inline))
 #define tc_unused		__attribute__((unused))
 #define tc_used			__attribute__((used))
