@@ -463,6 +463,29 @@ static int alloc_result(const struct tc_sampler_config *cfg, struct tc_sampler_r
 	return 0;
 }
 
+void tc_snapshot_merge(struct tc_hist *h, struct tc_topn *t, const struct tc_snapshot *s)
+{
+	tc_u64 lo;
+	tc_u32 j;
+
+	if (!s->n)
+		return;
+	for (j = 0; j < s->hist_nr; j++)
+		h->counts[s->idx[j]] += s->cnt[j];
+	h->n += s->n;
+	h->overflow += s->overflow;
+	lo = h->sum_lo + s->sum_lo;
+	h->sum_hi += s->sum_hi + (lo < h->sum_lo);
+	h->sum_lo = lo;
+	if (s->min < h->min)
+		h->min = s->min;
+	if (s->max > h->max)
+		h->max = s->max;
+	if (t)
+		for (j = 0; j < s->top_len; j++)
+			tc_topn_add(t, s->top[j]);
+}
+
 /* Merge sparse snapshots into the run-wide cells (exact). */
 static void merge_result(const struct tc_sampler_config *cfg, struct tc_sampler_result *res)
 {
@@ -474,25 +497,10 @@ static void merge_result(const struct tc_sampler_config *cfg, struct tc_sampler_
 
 		for (i = 0; i < nr_snap; i++) {
 			const struct tc_snapshot *s = &cell->snap[i];
-			struct tc_hist *h = cell->hist;
-			tc_u64 lo;
-			tc_u32 j;
 
 			if (!s->n)
 				continue;
-			for (j = 0; j < s->hist_nr; j++)
-				h->counts[s->idx[j]] += s->cnt[j];
-			h->n += s->n;
-			h->overflow += s->overflow;
-			lo = h->sum_lo + s->sum_lo;
-			h->sum_hi += s->sum_hi + (lo < h->sum_lo);
-			h->sum_lo = lo;
-			if (s->min < h->min)
-				h->min = s->min;
-			if (s->max > h->max)
-				h->max = s->max;
-			for (j = 0; j < s->top_len; j++)
-				tc_topn_add(cell->top, s->top[j]);
+			tc_snapshot_merge(cell->hist, cell->top, s);
 			cell->clamped += s->clamped;
 			if (s->overhead_min < cell->overhead_min)
 				cell->overhead_min = s->overhead_min;

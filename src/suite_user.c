@@ -27,6 +27,7 @@
 #include <tracecost/sysinfo.h>
 
 #include "cli.h"
+#include "pair_report.h"
 #include "size_table.h"
 
 static const struct tc_subject *const subjects[] = {
@@ -221,70 +222,6 @@ static void parse(int argc, char **argv, struct user_opts *o)
 		tc_cli_fail("no online CPU is available to this process");
 }
 
-/* Convert a figure in ticks per batch to the table unit. */
-static double to_unit(const struct user_opts *o, const struct tc_clock_info *ci, double v)
-{
-	v /= o->batch;
-	return o->unit_ticks ? v : tc_clock_ticks_to_ns(ci, v);
-}
-
-static void fmt_val(char *buf, size_t len, const struct user_opts *o,
-		    const struct tc_clock_info *ci, double v, int integral)
-{
-	double u = to_unit(o, ci, v);
-
-	if (o->unit_ticks && integral && o->batch == 1)
-		snprintf(buf, len, "%.0f", u);
-	else
-		snprintf(buf, len, u >= 1000 ? "%.0f" : "%.1f", u);
-}
-
-static const char *pct_label(double p, const char *suffix, char *buf, size_t len)
-{
-	snprintf(buf, len, "%g percentile%s", p, suffix);
-	return buf;
-}
-
-/* Stats of one CPU over every repetition: merge its sparse snapshots. */
-static int cpu_stats(const struct tc_cell *cell, int nr_cpus, int repeat, int ci_idx,
-		     unsigned int highest, double p, struct tc_stats *st)
-{
-	struct tc_hist *h = malloc(sizeof(*h));
-	struct tc_topn *t = malloc(TC_TOPN_SIZE(highest));
-	int r, err;
-
-	if (!h || !t) {
-		free(h);
-		free(t);
-		return -ENOMEM;
-	}
-	tc_hist_init(h);
-	tc_topn_init(t, highest);
-	for (r = 0; r < repeat; r++) {
-		const struct tc_snapshot *s = &cell->snap[r * nr_cpus + ci_idx];
-		tc_u64 lo;
-		tc_u32 j;
-
-		if (!s->n)
-			continue;
-		for (j = 0; j < s->hist_nr; j++)
-			h->counts[s->idx[j]] += s->cnt[j];
-		h->n += s->n;
-		h->overflow += s->overflow;
-		lo = h->sum_lo + s->sum_lo;
-		h->sum_hi += s->sum_hi + (lo < h->sum_lo);
-		h->sum_lo = lo;
-		h->min = s->min < h->min ? s->min : h->min;
-		h->max = s->max > h->max ? s->max : h->max;
-		for (j = 0; j < s->top_len; j++)
-			tc_topn_add(t, s->top[j]);
-	}
-	err = tc_stats_compute(st, h, t, p);
-	free(h);
-	free(t);
-	return err;
-}
-
 struct run_data {
 	struct user_opts *o;
 	struct tc_sysinfo si;
@@ -343,73 +280,33 @@ static const char *const *col_names(void)
 	return names;
 }
 
-static void add_stat_rows(struct tc_table *t, const struct run_data *d, const struct tc_stats *st,
-			  const struct tc_stats *st1, int stride, int off)
+static struct tc_pair_view view(const struct run_data *d)
 {
-	const struct user_opts *o = d->o;
-	char cells[NR_SUBJECTS][32], lab[64];
-	const char *cp[NR_SUBJECTS];
-	int s, row;
+	static const char *names[TC_NR_USER_PAIRS], *titles[TC_NR_USER_PAIRS];
+	int p;
 
-	for (s = 0; s < NR_SUBJECTS; s++)
-		cp[s] = cells[s];
-	for (row = 0; row < 7; row++) {
-		const char *label = NULL;
-
-		if (row == 4 && !st1)
-			continue;
-		for (s = 0; s < NR_SUBJECTS; s++) {
-			const struct tc_stats *x = &st[s * stride + off];
-			char *c = cells[s];
-
-			switch (row) {
-			case 0:
-				label = "average";
-				fmt_val(c, 32, o, &d->ci, x->average, 0);
-				break;
-			case 1:
-				label = "median";
-				fmt_val(c, 32, o, &d->ci, (double)x->median, 1);
-				break;
-			case 2:
-				label = "max_avg";
-				fmt_val(c, 32, o, &d->ci, x->max_avg, 0);
-				break;
-			case 3:
-				label = pct_label(o->percentile, "", lab, sizeof(lab));
-				fmt_val(c, 32, o, &d->ci, (double)x->percentile, 1);
-				break;
-			case 4:
-				label = pct_label(o->percentile, " (1 CPU)", lab, sizeof(lab));
-				fmt_val(c, 32, o, &d->ci, (double)st1[s * stride + off].percentile, 1);
-				break;
-			case 5:
-				label = "min";
-				fmt_val(c, 32, o, &d->ci, (double)x->min, 1);
-				break;
-			case 6:
-				label = "max";
-				fmt_val(c, 32, o, &d->ci, (double)x->max, 1);
-				break;
-			}
-		}
-		tc_table_add_row(t, label, cp);
+	for (p = 0; p < TC_NR_USER_PAIRS; p++) {
+		names[p] = pairs[p].name;
+		titles[p] = pairs[p].title;
 	}
+	return (struct tc_pair_view){
+		.ncols = NR_SUBJECTS, .cols = col_names(), .npairs = TC_NR_USER_PAIRS,
+		.pair_names = names, .pair_titles = titles, .cells = d->main.cells,
+		.nr_snap = (int)d->o->repeat * d->o->nr_cpus, .st = d->st, .st1 = d->st1,
+		.percentile = d->o->percentile, .batch = d->o->batch,
+		.unit_ticks = d->o->unit_ticks, .freq_hz = d->ci.freq_hz,
+		.format = d->o->format,
+	};
 }
 
 static void print_tables(const struct run_data *d)
 {
 	const struct user_opts *o = d->o;
+	struct tc_pair_view v = view(d);
 	int p, s, i;
 
 	for (p = 0; p < TC_NR_USER_PAIRS; p++) {
-		struct tc_table *t = tc_table_new(pairs[p].title, "Metric", NR_SUBJECTS, col_names());
-
-		if (!t)
-			tc_cli_fail("out of memory");
-		add_stat_rows(t, d, d->st, d->st1, TC_NR_USER_PAIRS, p);
-		tc_table_print(t, stdout, o->format);
-		tc_table_free(t);
+		tc_pair_report_table(&v, pairs[p].title, d->st, d->st1, TC_NR_USER_PAIRS, p, stdout);
 		if (!o->per_cpu)
 			continue;
 		for (i = 0; i < o->nr_cpus; i++) {
@@ -419,17 +316,12 @@ static void print_tables(const struct run_data *d)
 			for (s = 0; s < NR_SUBJECTS; s++) {
 				const struct tc_cell *cell = &d->main.cells[s * TC_NR_USER_PAIRS + p];
 
-				if (cpu_stats(cell, o->nr_cpus, (int)o->repeat, i, o->highest,
-					      o->percentile, &st[s]))
+				if (tc_pair_report_cpu_stats(cell, o->nr_cpus, (int)o->repeat, i,
+							     o->highest, o->percentile, &st[s]))
 					tc_cli_fail("no samples on CPU %d", o->cpus[i]);
 			}
 			snprintf(title, sizeof(title), "%s, CPU %d", pairs[p].title, o->cpus[i]);
-			t = tc_table_new(title, "Metric", NR_SUBJECTS, col_names());
-			if (!t)
-				tc_cli_fail("out of memory");
-			add_stat_rows(t, d, st, NULL, 1, 0);
-			tc_table_print(t, stdout, o->format);
-			tc_table_free(t);
+			tc_pair_report_table(&v, title, st, NULL, 1, 0, stdout);
 		}
 	}
 }
@@ -570,7 +462,8 @@ static int write_json(const struct run_data *d)
 		.nr_cpus = o->nr_cpus, .irqs = d->irqs,
 	};
 	json_t *root = tc_result_new(&h), *user, *cfgs, *jp;
-	int s, p, i, err;
+	struct tc_pair_view v;
+	int s, err;
 
 	if (!root)
 		return -ENOMEM;
@@ -585,30 +478,8 @@ static int write_json(const struct run_data *d)
 			"overruns", (json_int_t)d->main.overruns[s],
 			"size", z ? size_json(z) : json_null()));
 	}
-	jp = json_array();
-	for (p = 0; p < TC_NR_USER_PAIRS; p++) {
-		json_t *cells = json_array();
-
-		for (s = 0; s < NR_SUBJECTS; s++) {
-			const struct tc_cell *c = &d->main.cells[s * TC_NR_USER_PAIRS + p];
-			json_t *reps = json_array();
-
-			for (i = 0; i < (int)o->repeat * o->nr_cpus; i++)
-				json_array_append_new(reps, tc_snapshot_to_json(&c->snap[i]));
-			json_array_append_new(cells, json_pack(
-				"{s:s, s:o, s:o, s:I, s:I, s:I, s:o}",
-				"configuration", subjects[s]->name,
-				"stats", tc_stats_to_json(&d->st[s * TC_NR_USER_PAIRS + p], o->batch),
-				"stats_1cpu", tc_stats_to_json(&d->st1[s * TC_NR_USER_PAIRS + p],
-							       o->batch),
-				"clamped", (json_int_t)c->clamped,
-				"overhead_min", (json_int_t)c->overhead_min,
-				"overhead_max", (json_int_t)c->overhead_max,
-				"snapshots", reps));
-		}
-		json_array_append_new(jp, json_pack("{s:s, s:s, s:o}", "name", pairs[p].name,
-						    "title", pairs[p].title, "cells", cells));
-	}
+	v = view(d);
+	jp = tc_pair_report_json(&v);
 	user = json_pack("{s:I, s:i, s:i, s:f, s:i, s:b, s:i, s:i, s:i, s:i, s:i, s:s,"
 			 " s:o, s:o}",
 			 "samples", (json_int_t)o->samples, "batch", o->batch,

@@ -145,6 +145,17 @@ struct tc_sampler_result {
  * thread creation or probe registration.
  */
 int tc_sampler_run(const struct tc_sampler_config *cfg, struct tc_sampler_result *res);
+
+/**
+ * tc_snapshot_merge() - add one snapshot's samples to a histogram and heap
+ * @h: histogram (tc_hist_init()ed)
+ * @t: heap, or NULL
+ * @s: snapshot (sparse histogram and top values)
+ *
+ * Exact, like tc_hist_merge(). Used to build per-CPU, per-repetition or
+ * whole-run figures from the snapshots of any suite (user or kernel).
+ */
+void tc_snapshot_merge(struct tc_hist *h, struct tc_topn *t, const struct tc_snapshot *s);
 void tc_sampler_result_free(struct tc_sampler_result *res);
 
 #endif /* TRACECOST_SAMPLER_H */
