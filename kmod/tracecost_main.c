@@ -13,7 +13,8 @@
  *
  * debugfs tracecost/:
  *   samples, highest, pairs, cpus, do_work	configuration (read/write)
- *   run	write 1 to start a run (asynchronous; -EBUSY while one runs)
+ *   run	write 1 to start a run (asynchronous; -EBUSY while one runs),
+ *		0 to cancel the current one
  *   status	idle | running | done | cancelled | invalid: <reason>
  *   results	the last run's histograms (doc/kmod-results.md), or
  *		"status ..." without data when there is no valid run
@@ -505,6 +506,7 @@ static int start_run(void)
 		goto out;
 	}
 	run->id = ++tc_run_id;
+	WRITE_ONCE(tc_cancel, false);
 	init_completion(&run->start);
 	init_completion(&run->done);
 	reinit_completion(&tc_ctrl_done);
@@ -709,6 +711,11 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = 0;
+	if (!strcmp(strim(buf), "0")) {
+		/* cancel the current run, if any; the samplers stop at the next block */
+		WRITE_ONCE(tc_cancel, true);
+		return len;
+	}
 	if (strcmp(strim(buf), "1"))
 		return -EINVAL;
 	err = start_run();

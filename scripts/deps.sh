@@ -4,8 +4,21 @@
 # Install the Debian packages tracecost needs, idempotently: ask dpkg-query
 # first, run apt-get only for what is missing, and only as root (otherwise
 # print the apt-get line and fail).
+#
+#   deps.sh            the build, the tests and the user suite
+#   deps.sh kernel     also QEMU, busybox and Debian's kernel headers (make check-kernel)
+#   deps.sh --check G  exit 0 if group G is installed, 1 if not; installs nothing
 set -eu
-PKGS="gcc make binutils pkg-config liburcu-dev libjansson-dev libcmocka-dev jq man-db groff-base time bsdextrautils"
+PKGS="gcc make binutils pkg-config liburcu-dev libjansson-dev libcmocka-dev jq man-db groff-base time bsdextrautils libtracefs-dev libtraceevent-dev"
+KERNEL_PKGS="linux-headers-amd64 qemu-system-x86 busybox-static cpio gzip"
+check_only=0
+if [ "${1:-}" = "--check" ]; then
+	check_only=1
+	shift
+fi
+if [ "${1:-}" = "kernel" ]; then
+	PKGS="$PKGS $KERNEL_PKGS"
+fi
 missing=""
 for p in $PKGS; do
 	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
@@ -15,6 +28,7 @@ for p in $PKGS; do
 	esac
 done
 [ -z "$missing" ] && exit 0
+[ "$check_only" -eq 1 ] && exit 1
 if [ "$(id -u)" -ne 0 ]; then
 	echo "tracecost: missing packages:$missing" >&2
 	echo "run as root: apt-get update && apt-get install -y$missing" >&2

@@ -54,6 +54,34 @@ struct tc_suite {
 
 int cmd_run(int argc, char **argv);
 int suite_user_run(int argc, char **argv);
+int suite_kernel_run(int argc, char **argv);
+
+/* compare, size, plot (src/cmd_compare.c, cmd_size.c, cmd_plot.c). */
+int cmd_compare(int argc, char **argv);
+int cmd_size(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
+
+/*
+ * Columns FILE[:CONFIG] of result files, shared by compare and plot
+ * (src/cmd_compare.c). A bare FILE gives one column per configuration.
+ */
+struct tc_result_file;
+struct tc_cli_column {
+	struct tc_result_file *file;
+	int config;
+	char name[96];
+};
+
+/*
+ * tc_cli_columns_load() - read the files of @specs (each once), expand them
+ * into columns named by @labels (in order; fewer labels than columns leave
+ * the rest to the default "<release>" or "<release>:<config>"). Any
+ * problem: one line, exit 2 (exit 1 when out of memory).
+ * Return: number of columns, *@cols malloc'ed.
+ */
+int tc_cli_columns_load(int nr_specs, char *const *specs, int nr_labels,
+			char *const *labels, struct tc_cli_column **cols);
+void tc_cli_columns_free(struct tc_cli_column *cols, int nr);
 
 /* argc/argv of main(), for the result header. */
 extern int tc_cli_argc;

@@ -11,7 +11,23 @@
 static const struct tc_suite suites[] = {
 	{ "user", "userspace toggles: stock, call, call+, static, static+ (no root)",
 	  suite_user_run },
+	{ "kernel", "the tracecost module: irq, preempt, irq_save, bh, rcu, spin, ref16 (root)",
+	  suite_kernel_run },
 };
+
+#define NR_SUITES (sizeof(suites) / sizeof(suites[0]))
+
+/* "user, kernel, ...": the names in the table, for messages. */
+static const char *suite_list(void)
+{
+	static char buf[256];
+	size_t i, off = 0;
+
+	for (i = 0; i < NR_SUITES && off < sizeof(buf); i++)
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s", i ? ", " : "",
+					suites[i].name);
+	return buf;
+}
 
 int cmd_run(int argc, char **argv)
 {
@@ -23,7 +39,7 @@ int cmd_run(int argc, char **argv)
 	for (a = 1, b = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "--suite")) {
 			if (a + 1 >= argc)
-				tc_cli_usage("--suite: missing value (suites: user)");
+				tc_cli_usage("--suite: missing value (suites: %s)", suite_list());
 			name = argv[++a];
 		} else if (!strncmp(argv[a], "--suite=", 8)) {
 			name = argv[a] + 8;
@@ -35,5 +51,5 @@ int cmd_run(int argc, char **argv)
 	for (i = 0; i < sizeof(suites) / sizeof(suites[0]); i++)
 		if (!strcmp(suites[i].name, name))
 			return suites[i].run(b, argv);
-	tc_cli_usage("--suite: unknown suite '%s' (suites: user)", name);
+	tc_cli_usage("--suite: unknown suite '%s' (suites: %s)", name, suite_list());
 }

@@ -1,0 +1,797 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * src/suite_kernel.c - "tracecost run --suite kernel": drive the tracecost
+ * module (kmod/) through debugfs, read its histograms (doc/kmod-results.md)
+ * and report them with the statistics, tables and result format of the user
+ * suite. Columns are the kernel release, and "<release>+" for runs with the
+ * tracepoints enabled in a private tracefs instance.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracecost/kmod.h>
+#include <tracecost/result.h>
+#include <tracecost/sysinfo.h>
+#include <tracecost/tracefs_events.h>
+
+#include "cli.h"
+#include "pair_report.h"
+
+#define DEBUGFS		"/sys/kernel/debug"
+#define KDIR		DEBUGFS "/" TC_KMOD_DIR
+
+#define X_NAME(id, name, title) [id] = name,
+#define X_TITLE(id, name, title) [id] = title,
+static const char *const kpair_names[TC_NR_KPAIRS] = { TC_KMOD_PAIRS(X_NAME) };
+static const char *const kpair_titles[TC_NR_KPAIRS] = { TC_KMOD_PAIRS(X_TITLE) };
+
+enum { TP_OFF, TP_ON, TP_BOTH };
+
+struct kopts {
+	int *cpus;
+	int nr_cpus;
+	uint64_t samples;
+	unsigned int highest;
+	double percentile;
+	unsigned int repeat;
+	int pairs[TC_NR_KPAIRS];
+	int npairs;
+	int do_work;
+	int tp_mode;
+	int unit_ticks;
+	enum tc_table_format format;
+	const char *module;
+	const char *json;
+};
+
+enum {
+	OPT_CPUS = 256, OPT_SAMPLES, OPT_HIGHEST, OPT_PERCENTILE, OPT_REPEAT, OPT_PAIRS,
+	OPT_DO_WORK, OPT_TRACEPOINTS, OPT_MODULE, OPT_JSON, OPT_UNIT, OPT_FORMAT, OPT_HELP,
+};
+
+static const struct option long_opts[] = {
+	{ "cpus", required_argument, NULL, OPT_CPUS },
+	{ "samples", required_argument, NULL, OPT_SAMPLES },
+	{ "highest", required_argument, NULL, OPT_HIGHEST },
+	{ "percentile", required_argument, NULL, OPT_PERCENTILE },
+	{ "repeat", required_argument, NULL, OPT_REPEAT },
+	{ "pairs", required_argument, NULL, OPT_PAIRS },
+	{ "do-work", no_argument, NULL, OPT_DO_WORK },
+	{ "tracepoints", required_argument, NULL, OPT_TRACEPOINTS },
+	{ "module", required_argument, NULL, OPT_MODULE },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "unit", required_argument, NULL, OPT_UNIT },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(void)
+{
+	printf("usage: tracecost run --suite kernel [--module PATH] [--cpus LIST] [--samples N]\n"
+	       "                     [--highest N] [--percentile P] [--repeat K] [--pairs LIST]\n"
+	       "                     [--do-work] [--tracepoints off|on|both] [--unit ns|ticks]\n"
+	       "                     [--format text|markdown|csv] [--json FILE]\n\n"
+	       "  --module PATH       tracecost.ko to load when the module is not loaded\n"
+	       "                      (default: kmod/tracecost.ko beside the binary's tree)\n"
+	       "  --pairs LIST        irq,preempt,irq_save,bh,rcu,spin,ref16 (default: all)\n"
+	       "  --tracepoints MODE  off (default), on, or both: columns <release> and\n"
+	       "                      <release>+ (events enabled in a private tracefs instance)\n"
+	       "Needs root and debugfs. Other options as for the user suite.\n");
+}
+
+static void parse_pairs(const char *s, struct kopts *o)
+{
+	char *copy = strdup(s), *p = copy, *tok;
+	int i, seen = 0;
+
+	if (!copy)
+		tc_cli_fail("out of memory");
+	if (!*s)
+		tc_cli_usage("--pairs: empty list");
+	o->npairs = 0;
+	while ((tok = strsep(&p, ",")) != NULL) {
+		for (i = 0; i < TC_NR_KPAIRS; i++)
+			if (!strcmp(tok, kpair_names[i]))
+				break;
+		if (i == TC_NR_KPAIRS)
+			tc_cli_usage("--pairs: unknown pair '%s' (pairs: irq, preempt, irq_save,"
+				     " bh, rcu, spin, ref16)", tok);
+		if (seen & (1 << i))
+			continue;
+		seen |= 1 << i;
+	}
+	/* table order, whatever the order given */
+	for (i = 0; i < TC_NR_KPAIRS; i++)
+		if (seen & (1 << i))
+			o->pairs[o->npairs++] = i;
+	free(copy);
+}
+
+static void check_output(const char *opt, const char *path)
+{
+	char *copy = strdup(path), *dir;
+
+	if (!copy)
+		tc_cli_fail("out of memory");
+	if (!*path)
+		tc_cli_usage("%s: empty file name", opt);
+	dir = dirname(copy);
+	if (strcmp(path, "-") && access(dir, W_OK))
+		tc_cli_usage("%s: cannot write in '%s': %s", opt, dir, strerror(errno));
+	free(copy);
+}
+
+static void parse(int argc, char **argv, struct kopts *o)
+{
+	int c, i;
+
+	*o = (struct kopts){ .samples = 100000, .highest = 1000, .percentile = 99, .repeat = 1 };
+	for (i = 0; i < TC_NR_KPAIRS; i++)
+		o->pairs[o->npairs++] = i;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":", long_opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_CPUS:
+			free(o->cpus);
+			o->nr_cpus = tc_cli_parse_cpus("--cpus", optarg, &o->cpus);
+			break;
+		case OPT_SAMPLES:
+			o->samples = tc_cli_parse_u64("--samples", optarg, 1, TC_KMOD_MAX_SAMPLES);
+			break;
+		case OPT_HIGHEST:
+			o->highest = (unsigned int)tc_cli_parse_u64("--highest", optarg, 1,
+								    TC_KMOD_MAX_HIGHEST);
+			break;
+		case OPT_PERCENTILE:
+			o->percentile = tc_cli_parse_double("--percentile", optarg, 0, 100);
+			break;
+		case OPT_REPEAT:
+			o->repeat = (unsigned int)tc_cli_parse_u64("--repeat", optarg, 1, 255);
+			break;
+		case OPT_PAIRS:
+			parse_pairs(optarg, o);
+			break;
+		case OPT_DO_WORK:
+			o->do_work = 1;
+			break;
+		case OPT_TRACEPOINTS:
+			if (!strcmp(optarg, "off"))
+				o->tp_mode = TP_OFF;
+			else if (!strcmp(optarg, "on"))
+				o->tp_mode = TP_ON;
+			else if (!strcmp(optarg, "both"))
+				o->tp_mode = TP_BOTH;
+			else
+				tc_cli_usage("--tracepoints: '%s' is not off, on or both", optarg);
+			break;
+		case OPT_MODULE:
+			if (access(optarg, R_OK))
+				tc_cli_usage("--module: cannot read '%s': %s", optarg,
+					     strerror(errno));
+			o->module = optarg;
+			break;
+		case OPT_JSON:
+			check_output("--json", optarg);
+			o->json = optarg;
+			break;
+		case OPT_UNIT:
+			if (!strcmp(optarg, "ns"))
+				o->unit_ticks = 0;
+			else if (!strcmp(optarg, "ticks") || !strcmp(optarg, "cycles"))
+				o->unit_ticks = 1;
+			else
+				tc_cli_usage("--unit: '%s' is not ns, ticks or cycles", optarg);
+			break;
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "text"))
+				o->format = TC_TABLE_TEXT;
+			else if (!strcmp(optarg, "markdown"))
+				o->format = TC_TABLE_MARKDOWN;
+			else if (!strcmp(optarg, "csv"))
+				o->format = TC_TABLE_CSV;
+			else
+				tc_cli_usage("--format: '%s' is not text, markdown or csv", optarg);
+			break;
+		case OPT_HELP:
+			usage();
+			exit(TC_EXIT_OK);
+		case ':':
+			tc_cli_usage("%s: missing value", argv[optind - 1]);
+		default:
+			tc_cli_usage("unknown option '%s' (try 'tracecost run --suite kernel --help')",
+				     argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		tc_cli_usage("unexpected argument '%s'", argv[optind]);
+	if (!o->cpus)
+		o->nr_cpus = tc_cli_all_cpus(&o->cpus);
+	if (o->nr_cpus < 1)
+		tc_cli_fail("no online CPU is available to this process");
+}
+
+/* ---- the module's debugfs files ---------------------------------------- */
+
+static int kwrite(const char *file, const char *val)
+{
+	char path[256];
+	ssize_t n;
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), KDIR "/%s", file);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	if (n < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* Whole file into a malloc'ed string; NULL with errno set on failure. */
+static char *kread(const char *file)
+{
+	char path[256], *buf = NULL;
+	size_t len = 0, cap = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), KDIR "/%s", file);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		if (cap - len < 65536) {
+			char *nb = realloc(buf, cap + 1048576);
+
+			if (!nb) {
+				free(buf);
+				close(fd);
+				errno = ENOMEM;
+				return NULL;
+			}
+			buf = nb;
+			cap += 1048576;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0) {
+			free(buf);
+			close(fd);
+			return NULL;
+		}
+		if (!n)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = 0;
+	return buf;
+}
+
+static const char *default_module(void)
+{
+	static char path[4096];
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	struct utsname u;
+
+	if (n > 0) {
+		exe[n] = 0;
+		/* build/tracecost -> kmod/tracecost.ko; a packed initramfs puts it beside */
+		snprintf(path, sizeof(path), "%s/../kmod/tracecost.ko", dirname(exe));
+		if (!access(path, R_OK))
+			return path;
+		exe[n] = 0;
+		snprintf(path, sizeof(path), "%s/tracecost.ko", dirname(exe));
+		if (!access(path, R_OK))
+			return path;
+	}
+	if (!uname(&u)) {
+		snprintf(path, sizeof(path), "/lib/modules/%s/extra/tracecost.ko", u.release);
+		if (!access(path, R_OK))
+			return path;
+	}
+	return NULL;
+}
+
+static void ensure_module(const struct kopts *o)
+{
+	const char *ko;
+	int fd;
+
+	if (geteuid() != 0)
+		tc_cli_fail("the kernel suite needs root (debugfs and loading tracecost.ko)");
+	if (access(DEBUGFS "/tracing", F_OK) && access(KDIR, F_OK) &&
+	    mount("debugfs", DEBUGFS, "debugfs", 0, NULL) && errno != EBUSY)
+		tc_cli_fail("cannot mount debugfs on " DEBUGFS ": %s (needs CONFIG_DEBUG_FS)",
+			    strerror(errno));
+	if (!access(KDIR "/run", W_OK))
+		return;
+	ko = o->module ? o->module : default_module();
+	if (!ko)
+		tc_cli_fail("tracecost.ko is not loaded and was not found: build it with"
+			    " 'make -C kmod' and pass --module PATH");
+	fd = open(ko, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		tc_cli_fail("--module %s: %s", ko, strerror(errno));
+	if (syscall(SYS_finit_module, fd, "", 0) && errno != EEXIST) {
+		int e = errno;
+
+		close(fd);
+		if (e == ENOEXEC || e == EINVAL)
+			tc_cli_fail("%s was not built for this kernel (%s): rebuild with"
+				    " 'make -C kmod KDIR=/lib/modules/$(uname -r)/build'", ko,
+				    strerror(e));
+		tc_cli_fail("loading %s: %s", ko, strerror(e));
+	}
+	close(fd);
+	if (access(KDIR "/run", W_OK))
+		tc_cli_fail("tracecost.ko loaded but " KDIR " is missing");
+}
+
+static void configure(const struct kopts *o, const int *cpus, int nr_cpus)
+{
+	char buf[1024];
+	size_t off = 0;
+	int i, err;
+
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)o->samples);
+	err = kwrite("samples", buf);
+	if (!err) {
+		snprintf(buf, sizeof(buf), "%u", o->highest);
+		err = kwrite("highest", buf);
+	}
+	if (!err)
+		err = kwrite("do_work", o->do_work ? "1" : "0");
+	if (!err) {
+		buf[0] = 0;
+		for (i = 0; i < o->npairs; i++)
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s", i ? "," : "",
+						kpair_names[o->pairs[i]]);
+		err = kwrite("pairs", buf);
+	}
+	if (!err) {
+		tc_cli_format_cpus(cpus, nr_cpus, buf, sizeof(buf));
+		err = kwrite("cpus", buf);
+	}
+	if (err)
+		tc_cli_fail("configuring the module: %s", strerror(-err));
+}
+
+/* ---- results ------------------------------------------------------------ */
+
+struct kcounter {
+	char name[64];
+	unsigned long long khz;
+};
+
+static char *next_line(char **p)
+{
+	char *l = *p, *nl;
+
+	if (!l || !*l)
+		return NULL;
+	nl = strchr(l, '\n');
+	if (nl) {
+		*nl = 0;
+		*p = nl + 1;
+	} else {
+		*p = l + strlen(l);
+	}
+	return l;
+}
+
+static int pair_index(const struct kopts *o, const char *name)
+{
+	int i;
+
+	for (i = 0; i < o->npairs; i++)
+		if (!strcmp(kpair_names[o->pairs[i]], name))
+			return i;
+	return -1;
+}
+
+static int cpu_index(const int *cpus, int nr_cpus, int cpu)
+{
+	int i;
+
+	for (i = 0; i < nr_cpus; i++)
+		if (cpus[i] == cpu)
+			return i;
+	return -1;
+}
+
+/*
+ * Parse the results file into snapshot slot [rep * nr_cpus + cpu_index] of
+ * the cells of column @col. Every selected CPU x pair must be present.
+ */
+static void parse_results(char *text, const struct kopts *o, const int *cpus, int nr_cpus,
+			  struct tc_cell *cells, int col, int rep, struct kcounter *kc)
+{
+	char *p = text, *l;
+	int seen = 0, version = 0, layout = 0;
+	struct tc_snapshot *s = NULL;
+
+	while ((l = next_line(&p))) {
+		char pair[32];
+		int cpu, n;
+
+		if (sscanf(l, "tracecost-kmod %d", &version) == 1) {
+			if (version != TC_KMOD_RESULTS_VERSION)
+				tc_cli_fail("tracecost.ko results version %d, this tracecost reads %d:"
+					    " module and CLI do not match", version,
+					    TC_KMOD_RESULTS_VERSION);
+		} else if (sscanf(l, "hist_layout %d", &layout) == 1) {
+			if (layout != TC_HIST_LAYOUT_VERSION)
+				tc_cli_fail("tracecost.ko histogram layout %d, expected %d", layout,
+					    TC_HIST_LAYOUT_VERSION);
+		} else if (!strncmp(l, "status ", 7)) {
+			if (strcmp(l + 7, "done"))
+				tc_cli_fail("tracecost.ko: %s", l + 7);
+		} else if (!strncmp(l, "counter ", 8)) {
+			snprintf(kc->name, sizeof(kc->name), "%s", l + 8);
+		} else if (sscanf(l, "counter_khz %llu", &kc->khz) == 1) {
+			continue;
+		} else if (sscanf(l, "cell %d %31s %n", &cpu, pair, &n) == 2) {
+			int pi = pair_index(o, pair), ci = cpu_index(cpus, nr_cpus, cpu);
+			unsigned long long v[10];
+
+			if (pi < 0 || ci < 0)
+				tc_cli_fail("tracecost.ko reported CPU %d pair %s, not asked for",
+					    cpu, pair);
+			s = &cells[col * o->npairs + pi].snap[rep * nr_cpus + ci];
+			if (sscanf(l + n, "n %llu min %llu max %llu overflow %llu sum %llu %llu"
+				   " clamped %llu omin %llu omax %llu", &v[0], &v[1], &v[2], &v[3],
+				   &v[4], &v[5], &v[6], &v[7], &v[8]) != 9)
+				tc_cli_fail("tracecost.ko results: bad line '%.60s'", l);
+			*s = (struct tc_snapshot){
+				.cpu = cpu, .rep = rep, .n = v[0], .min = v[1], .max = v[2],
+				.overflow = v[3], .sum_hi = v[4], .sum_lo = v[5], .clamped = v[6],
+				.overhead_min = v[7], .overhead_max = v[8],
+			};
+			seen++;
+		} else if (s && l[0] == 'b' && (l[1] == ' ' || !l[1])) {
+			char *q = l + 1, *end;
+			size_t cap = 16;
+
+			s->idx = malloc(cap * sizeof(*s->idx));
+			s->cnt = malloc(cap * sizeof(*s->cnt));
+			while (s->idx && s->cnt && *q == ' ') {
+				unsigned long idx = strtoul(q + 1, &end, 10);
+
+				if (*end != ':' || idx >= TC_HIST_NR_BUCKETS)
+					tc_cli_fail("tracecost.ko results: bad bucket");
+				if (s->hist_nr == cap) {
+					cap *= 2;
+					s->idx = realloc(s->idx, cap * sizeof(*s->idx));
+					s->cnt = realloc(s->cnt, cap * sizeof(*s->cnt));
+					if (!s->idx || !s->cnt)
+						break;
+				}
+				s->idx[s->hist_nr] = (tc_u32)idx;
+				s->cnt[s->hist_nr++] = strtoull(end + 1, &q, 10);
+			}
+			if (!s->idx || !s->cnt)
+				tc_cli_fail("out of memory");
+		} else if (s && l[0] == 't' && (l[1] == ' ' || !l[1])) {
+			char *q = l + 1;
+			size_t cap = 16;
+
+			s->top = malloc(cap * sizeof(*s->top));
+			while (s->top && *q == ' ') {
+				if (s->top_len == cap) {
+					cap *= 2;
+					s->top = realloc(s->top, cap * sizeof(*s->top));
+					if (!s->top)
+						break;
+				}
+				s->top[s->top_len++] = strtoull(q + 1, &q, 10);
+			}
+			if (!s->top)
+				tc_cli_fail("out of memory");
+		}
+	}
+	if (version != TC_KMOD_RESULTS_VERSION)
+		tc_cli_fail("tracecost.ko results: no version line");
+	if (seen != nr_cpus * o->npairs)
+		tc_cli_fail("tracecost.ko reported %d of %d CPU x pair cells: a CPU did not run",
+			    seen, nr_cpus * o->npairs);
+}
+
+static void run_once(const struct kopts *o, const int *cpus, int nr_cpus, struct tc_cell *cells,
+		     int col, int rep, struct kcounter *kc)
+{
+	struct timespec req = { .tv_sec = 0, .tv_nsec = 20 * 1000 * 1000 };
+	char *text;
+	int err;
+
+	err = kwrite("run", "1");
+	if (err == -EBUSY)
+		tc_cli_fail("tracecost.ko is busy with another run");
+	if (err)
+		tc_cli_fail("starting a run: %s", strerror(-err));
+	for (;;) {
+		char *st = kread("status");
+
+		if (!st)
+			tc_cli_fail("reading " KDIR "/status: %s", strerror(errno));
+		if (strncmp(st, "running", 7)) {
+			free(st);
+			break;
+		}
+		free(st);
+		if (tc_cli_stop) {
+			kwrite("run", "0");
+			while ((st = kread("status")) && !strncmp(st, "running", 7)) {
+				free(st);
+				nanosleep(&req, NULL);
+			}
+			free(st);
+			return;
+		}
+		nanosleep(&req, NULL);
+	}
+	text = kread("results");
+	if (!text)
+		tc_cli_fail("reading " KDIR "/results: %s", strerror(errno));
+	parse_results(text, o, cpus, nr_cpus, cells, col, rep, kc);
+	free(text);
+}
+
+static struct tc_cell *alloc_cells(int ncols, int npairs, int nr_snap, unsigned int highest)
+{
+	struct tc_cell *cells = calloc((size_t)(ncols * npairs), sizeof(*cells));
+	int c;
+
+	if (!cells)
+		tc_cli_fail("out of memory");
+	for (c = 0; c < ncols * npairs; c++) {
+		cells[c].hist = malloc(sizeof(*cells[c].hist));
+		cells[c].top = malloc(TC_TOPN_SIZE(highest));
+		cells[c].snap = calloc((size_t)nr_snap, sizeof(*cells[c].snap));
+		if (!cells[c].hist || !cells[c].top || !cells[c].snap)
+			tc_cli_fail("out of memory");
+		tc_hist_init(cells[c].hist);
+		tc_topn_init(cells[c].top, highest);
+		cells[c].overhead_min = UINT64_MAX;
+	}
+	return cells;
+}
+
+static void merge_cells(struct tc_cell *cells, int n, int nr_snap)
+{
+	int c, i;
+
+	for (c = 0; c < n; c++) {
+		for (i = 0; i < nr_snap; i++) {
+			const struct tc_snapshot *s = &cells[c].snap[i];
+
+			tc_snapshot_merge(cells[c].hist, cells[c].top, s);
+			cells[c].clamped += s->clamped;
+			if (s->n && s->overhead_min < cells[c].overhead_min)
+				cells[c].overhead_min = s->overhead_min;
+			if (s->overhead_max > cells[c].overhead_max)
+				cells[c].overhead_max = s->overhead_max;
+		}
+	}
+}
+
+static void free_cells(struct tc_cell *cells, int n, int nr_snap)
+{
+	int c, i;
+
+	for (c = 0; c < n; c++) {
+		for (i = 0; i < nr_snap; i++) {
+			free(cells[c].snap[i].idx);
+			free(cells[c].snap[i].cnt);
+			free(cells[c].snap[i].top);
+		}
+		free(cells[c].snap);
+		free(cells[c].hist);
+		free(cells[c].top);
+	}
+	free(cells);
+}
+
+/* ---- tracepoints -------------------------------------------------------- */
+
+/*
+ * The events of a "+" column: the kernel's preemptirq events when it has
+ * them, else the module's own tracecost:pair.
+ */
+static const char *const preemptirq_events[] = {
+	"preemptirq:irq_disable", "preemptirq:irq_enable",
+	"preemptirq:preempt_disable", "preemptirq:preempt_enable", NULL,
+};
+static const char *const pair_events[] = { "tracecost:pair", NULL };
+
+static const char *const *choose_events(void)
+{
+	if (tc_tracefs_event_exists("preemptirq", "irq_disable"))
+		return preemptirq_events;
+	return pair_events;
+}
+
+int suite_kernel_run(int argc, char **argv)
+{
+	struct kopts o;
+	struct tc_sysinfo si;
+	struct tc_clock_info ci = { 0 };
+	struct kcounter kc = { .name = "unknown" };
+	struct timespec start, end;
+	const char *const *events = NULL;
+	const char *cols[2];
+	char col_off[80], col_on[80], events_str[256] = "";
+	int ncols, col, r, i, err, nr_snap, npc;
+	int tp_col[2];
+	uint64_t recorded[2] = { 0, 0 }, lost[2] = { 0, 0 };
+	struct tc_cell *cells, *cells1;
+	struct tc_stats *st, *st1;
+	struct tc_pair_view v;
+	struct tc_tracefs_events *tev = NULL;
+
+	parse(argc, argv, &o);
+	tc_sysinfo_read(&si);
+	ensure_module(&o);
+	tc_cli_catch_signals();
+
+	snprintf(col_off, sizeof(col_off), "%s", si.release);
+	snprintf(col_on, sizeof(col_on), "%s+", si.release);
+	ncols = 0;
+	if (o.tp_mode != TP_ON) {
+		tp_col[ncols] = 0;
+		cols[ncols++] = col_off;
+	}
+	if (o.tp_mode != TP_OFF) {
+		tp_col[ncols] = 1;
+		cols[ncols++] = col_on;
+		events = choose_events();
+		for (i = 0; events[i]; i++)
+			snprintf(events_str + strlen(events_str), sizeof(events_str) - strlen(events_str),
+				 "%s%s", i ? "," : "", events[i]);
+	}
+	nr_snap = (int)o.repeat * o.nr_cpus;
+	npc = ncols * o.npairs;
+	cells = alloc_cells(ncols, o.npairs, nr_snap, o.highest);
+	cells1 = alloc_cells(ncols, o.npairs, 1, o.highest);
+
+	clock_gettime(CLOCK_REALTIME, &start);
+	for (r = 0; r < (int)o.repeat + 1 && !tc_cli_stop; r++) {
+		/* the last round is the separate one-CPU run of the percentile row */
+		int one = r == (int)o.repeat;
+		const int *cpus = o.cpus;
+		int nr_cpus = one ? 1 : o.nr_cpus;
+
+		configure(&o, cpus, nr_cpus);
+		for (col = 0; col < ncols && !tc_cli_stop; col++) {
+			if (tp_col[col]) {
+				err = tc_tracefs_events_enable("tracecost-kernel", events, &tev);
+				if (err)
+					tc_cli_fail("enabling %s in a private tracefs instance: %s",
+						    events_str, strerror(-err));
+			}
+			run_once(&o, cpus, nr_cpus, one ? cells1 : cells, col, one ? 0 : r, &kc);
+			if (tp_col[col]) {
+				uint64_t e = 0, l = 0;
+
+				tc_tracefs_events_count(tev, &e, &l);
+				if (!one) {
+					recorded[col] += e;
+					lost[col] += l;
+				}
+				tc_tracefs_events_disable(tev);
+				tev = NULL;
+			}
+		}
+	}
+	clock_gettime(CLOCK_REALTIME, &end);
+	if (tc_cli_stop) {
+		fprintf(stderr, "tracecost: interrupted; nothing written\n");
+		return TC_EXIT_INTERRUPTED;
+	}
+	merge_cells(cells, npc, nr_snap);
+	merge_cells(cells1, npc, 1);
+	st = calloc((size_t)npc, sizeof(*st));
+	st1 = calloc((size_t)npc, sizeof(*st1));
+	if (!st || !st1)
+		tc_cli_fail("out of memory");
+	for (i = 0; i < npc; i++)
+		if (tc_stats_compute(&st[i], cells[i].hist, cells[i].top, o.percentile) ||
+		    tc_stats_compute(&st1[i], cells1[i].hist, cells1[i].top, o.percentile))
+			tc_cli_fail("tracecost.ko returned a cell without samples");
+
+	ci.name = kc.name;
+	ci.freq_hz = (double)kc.khz * 1000.0;
+	ci.constant_rate = 1;
+	snprintf(ci.source, sizeof(ci.source), "the kernel's calibration (tsc_khz)");
+	{
+		static const char *names[TC_NR_KPAIRS], *titles[TC_NR_KPAIRS];
+		char cpus_str[256];
+
+		for (i = 0; i < o.npairs; i++) {
+			names[i] = kpair_names[o.pairs[i]];
+			titles[i] = kpair_titles[o.pairs[i]];
+		}
+		v = (struct tc_pair_view){
+			.ncols = ncols, .cols = cols, .npairs = o.npairs, .pair_names = names,
+			.pair_titles = titles, .cells = cells, .nr_snap = nr_snap, .st = st,
+			.st1 = st1, .percentile = o.percentile, .batch = 1,
+			.unit_ticks = o.unit_ticks, .freq_hz = ci.freq_hz, .format = o.format,
+		};
+		tc_cli_format_cpus(o.cpus, o.nr_cpus, cpus_str, sizeof(cpus_str));
+		printf("tracecost %s (git %s), suite kernel\n", TC_VERSION, TC_GIT_SHA);
+		printf("cpu:          %s, %d online; sampled on CPU %s\n", si.cpu_model,
+		       si.cpus_online, cpus_str);
+		printf("kernel:       %s %s %s\n", si.release, si.version, si.machine);
+		printf("cmdline:      %s\n", si.cmdline);
+		printf("clocksource:  %s; preemption: %s\n", si.clocksource, si.preemption);
+		printf("counter:      %s, %.3f MHz (%s)\n", kc.name, ci.freq_hz / 1e6, ci.source);
+		printf("samples:      %llu per pair x CPU x repetition, %u repetition%s, highest %u,"
+		       " do_work %s; %g percentile (1 CPU) from a run on CPU %d\n",
+		       (unsigned long long)o.samples, o.repeat, o.repeat > 1 ? "s" : "",
+		       o.highest, o.do_work ? "on" : "off", o.percentile, o.cpus[0]);
+		if (events)
+			printf("tracepoints:  %s in a private tracefs instance (\"+\" column): %llu"
+			       " events recorded, %llu lost\n", events_str,
+			       (unsigned long long)recorded[ncols - 1],
+			       (unsigned long long)lost[ncols - 1]);
+		printf("unit:         %s\n\n", o.unit_ticks ? "counter ticks" : "ns");
+	}
+	tc_pair_report_print(&v, stdout);
+	fflush(stdout);
+
+	if (o.json) {
+		struct tc_result_header h = {
+			.suite = "kernel", .argc = tc_cli_argc, .argv = tc_cli_argv,
+			.start = start, .end = end, .si = &si, .clock = &ci,
+			.cpus = o.cpus, .nr_cpus = o.nr_cpus,
+		};
+		json_t *root = tc_result_new(&h), *cfgs = json_array(), *k;
+
+		for (col = 0; col < ncols; col++)
+			json_array_append_new(cfgs, json_pack("{s:s, s:b, s:I, s:I}",
+				"name", cols[col], "tracepoints", tp_col[col],
+				"events_recorded", (json_int_t)recorded[col],
+				"events_lost", (json_int_t)lost[col]));
+		k = json_pack("{s:I, s:i, s:f, s:i, s:b, s:s, s:s, s:i, s:i, s:i, s:i, s:s,"
+			      " s:o, s:o}",
+			      "samples", (json_int_t)o.samples, "highest", o.highest,
+			      "percentile", o.percentile, "repeat", o.repeat,
+			      "do_work", o.do_work, "tracepoints", o.tp_mode == TP_OFF ? "off" :
+			      o.tp_mode == TP_ON ? "on" : "both",
+			      "events", events_str, "block", TC_KMOD_BLOCK,
+			      "calibration_samples", TC_KMOD_CALIB,
+			      "hist_layout", TC_HIST_LAYOUT_VERSION, "cpu_1cpu", o.cpus[0],
+			      "stats_unit", "ticks per pair",
+			      "configurations", cfgs, "pairs", tc_pair_report_json(&v));
+		if (!root || !k)
+			tc_cli_fail("out of memory");
+		json_object_set_new(k, "batch", json_integer(1));
+		json_object_set_new(root, "kernel", k);
+		err = tc_result_write(root, o.json);
+		json_decref(root);
+		if (err)
+			tc_cli_fail("--json %s: %s", o.json, strerror(-err));
+	}
+	free_cells(cells, npc, nr_snap);
+	free_cells(cells1, npc, 1);
+	free(st);
+	free(st1);
+	free(o.cpus);
+	return TC_EXIT_OK;
+}
