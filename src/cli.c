@@ -12,6 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <libgen.h>
+
+#include <tracecost/report.h>
+
 #include "cli.h"
 
 volatile sig_atomic_t tc_cli_stop;
@@ -238,4 +242,44 @@ void tc_cli_progress_done(void)
 	progress_shown = 0;
 	progress_t0.tv_sec = 0;
 	progress_t0.tv_nsec = 0;
+}
+
+int tc_cli_parse_unit(const char *opt, const char *s)
+{
+	if (!strcmp(s, "ns"))
+		return 0;
+	if (!strcmp(s, "ticks") || !strcmp(s, "cycles"))
+		return 1;
+	tc_cli_usage("%s: '%s' is not ns, ticks or cycles", opt, s);
+}
+
+int tc_cli_parse_format(const char *opt, const char *s, int json_ok)
+{
+	if (!strcmp(s, "text"))
+		return TC_TABLE_TEXT;
+	if (!strcmp(s, "markdown"))
+		return TC_TABLE_MARKDOWN;
+	if (!strcmp(s, "csv"))
+		return TC_TABLE_CSV;
+	if (json_ok && !strcmp(s, "json"))
+		return -1;
+	tc_cli_usage("%s: '%s' is not text, markdown%s", opt, s,
+		     json_ok ? ", csv or json" : " or csv");
+}
+
+void tc_cli_check_output(const char *opt, const char *path)
+{
+	char *copy, *dir;
+
+	if (!*path)
+		tc_cli_usage("%s: empty file name", opt);
+	if (!strcmp(path, "-"))
+		return;
+	copy = strdup(path);
+	if (!copy)
+		tc_cli_fail("out of memory");
+	dir = dirname(copy);
+	if (access(dir, W_OK))
+		tc_cli_usage("%s: cannot write in '%s': %s", opt, dir, strerror(errno));
+	free(copy);
 }

@@ -41,6 +41,13 @@ int tc_cli_all_cpus(int **cpus);
 /* "0-3,6" for a sorted list */
 void tc_cli_format_cpus(const int *cpus, int n, char *buf, size_t len);
 
+/* "ns" -> 0, "ticks"/"cycles" -> 1; else exit 2 naming @opt. */
+int tc_cli_parse_unit(const char *opt, const char *s);
+/* "text", "markdown", "csv" (and "json" when @json_ok) -> enum tc_table_format, or -1 for json. */
+int tc_cli_parse_format(const char *opt, const char *s, int json_ok);
+/* The directory of @path must exist and be writable ("-" is stdout): exit 2 otherwise. */
+void tc_cli_check_output(const char *opt, const char *path);
+
 /* A progress line on stderr, only when stderr is a terminal, after 2 s. */
 void tc_cli_progress(void *arg, double fraction);
 void tc_cli_progress_done(void);

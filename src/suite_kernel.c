@@ -120,20 +120,6 @@ static void parse_pairs(const char *s, struct kopts *o)
 	free(copy);
 }
 
-static void check_output(const char *opt, const char *path)
-{
-	char *copy = strdup(path), *dir;
-
-	if (!copy)
-		tc_cli_fail("out of memory");
-	if (!*path)
-		tc_cli_usage("%s: empty file name", opt);
-	dir = dirname(copy);
-	if (strcmp(path, "-") && access(dir, W_OK))
-		tc_cli_usage("%s: cannot write in '%s': %s", opt, dir, strerror(errno));
-	free(copy);
-}
-
 static void parse(int argc, char **argv, struct kopts *o)
 {
 	int c, i;
@@ -185,26 +171,14 @@ static void parse(int argc, char **argv, struct kopts *o)
 			o->module = optarg;
 			break;
 		case OPT_JSON:
-			check_output("--json", optarg);
+			tc_cli_check_output("--json", optarg);
 			o->json = optarg;
 			break;
 		case OPT_UNIT:
-			if (!strcmp(optarg, "ns"))
-				o->unit_ticks = 0;
-			else if (!strcmp(optarg, "ticks") || !strcmp(optarg, "cycles"))
-				o->unit_ticks = 1;
-			else
-				tc_cli_usage("--unit: '%s' is not ns, ticks or cycles", optarg);
+			o->unit_ticks = tc_cli_parse_unit("--unit", optarg);
 			break;
 		case OPT_FORMAT:
-			if (!strcmp(optarg, "text"))
-				o->format = TC_TABLE_TEXT;
-			else if (!strcmp(optarg, "markdown"))
-				o->format = TC_TABLE_MARKDOWN;
-			else if (!strcmp(optarg, "csv"))
-				o->format = TC_TABLE_CSV;
-			else
-				tc_cli_usage("--format: '%s' is not text, markdown or csv", optarg);
+			o->format = (enum tc_table_format)tc_cli_parse_format("--format", optarg, 0);
 			break;
 		case OPT_HELP:
 			usage();

@@ -113,23 +113,6 @@ static void usage(void)
 }
 
 /* The directory of @path must exist and be writable: checked before any work. */
-static void check_output(const char *opt, const char *path)
-{
-	char *copy, *dir;
-
-	if (!*path)
-		tc_cli_usage("%s: empty file name", opt);
-	if (!strcmp(path, "-"))
-		return;
-	copy = strdup(path);
-	if (!copy)
-		tc_cli_fail("out of memory");
-	dir = dirname(copy);
-	if (access(dir, W_OK))
-		tc_cli_usage("%s: cannot write in '%s': %s", opt, dir, strerror(errno));
-	free(copy);
-}
-
 static void parse(int argc, char **argv, struct user_opts *o)
 {
 	int c;
@@ -174,29 +157,17 @@ static void parse(int argc, char **argv, struct user_opts *o)
 			o->per_cpu = 1;
 			break;
 		case OPT_UNIT:
-			if (!strcmp(optarg, "ns"))
-				o->unit_ticks = 0;
-			else if (!strcmp(optarg, "ticks") || !strcmp(optarg, "cycles"))
-				o->unit_ticks = 1;
-			else
-				tc_cli_usage("--unit: '%s' is not ns, ticks or cycles", optarg);
+			o->unit_ticks = tc_cli_parse_unit("--unit", optarg);
 			break;
 		case OPT_FORMAT:
-			if (!strcmp(optarg, "text"))
-				o->format = TC_TABLE_TEXT;
-			else if (!strcmp(optarg, "markdown"))
-				o->format = TC_TABLE_MARKDOWN;
-			else if (!strcmp(optarg, "csv"))
-				o->format = TC_TABLE_CSV;
-			else
-				tc_cli_usage("--format: '%s' is not text, markdown or csv", optarg);
+			o->format = (enum tc_table_format)tc_cli_parse_format("--format", optarg, 0);
 			break;
 		case OPT_JSON:
-			check_output("--json", optarg);
+			tc_cli_check_output("--json", optarg);
 			o->json = optarg;
 			break;
 		case OPT_RAW:
-			check_output("--raw", optarg);
+			tc_cli_check_output("--raw", optarg);
 			o->raw = optarg;
 			break;
 		case OPT_RAW_MAX:
