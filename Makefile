@@ -22,7 +22,7 @@ O		?= build
 OPTFLAGS	?= -O2
 WARNFLAGS	:= -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes \
 		   -Wmissing-prototypes -Wformat=2 -Wvla
-PKGS		:= liburcu-memb jansson libtracefs
+PKGS		:= liburcu-memb jansson libtracefs libtraceevent
 PKG_CFLAGS	:= $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS	:= $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lurcu-memb -lurcu-common -ljansson -ltracefs -ltraceevent)
 BASE_CFLAGS	:= -std=gnu11 -g -pthread -fno-strict-aliasing -fno-omit-frame-pointer \
@@ -39,12 +39,17 @@ endif
 ALL_CFLAGS	= $(BASE_CFLAGS) $(OPTFLAGS) $(WARNFLAGS) $(SANFLAGS) $(EXTRA_CFLAGS) \
 		  -DTC_CFLAGS='"$(strip $(OPTFLAGS) $(SANFLAGS) $(EXTRA_CFLAGS))"'
 LDLIBS		:= $(PKG_LIBS) -lm -pthread
+# tracecost size: ELF sections and symbols (libelf), instructions (capstone)
+ELF_LIBS	:= -lelf -lcapstone
 LDFLAGS		+= $(SANFLAGS)
 
 LIB_SRCS	:= $(sort $(wildcard lib/*.c))
 LIB_OBJS	:= $(LIB_SRCS:%.c=$(O)/%.o)
 CLI_SRCS	:= $(sort $(wildcard src/*.c))
 CLI_OBJS	:= $(CLI_SRCS:%.c=$(O)/%.o)
+# The system suite's workloads: one file each, one registration table.
+WORKLOAD_SRCS	:= $(sort $(wildcard workloads/*.c))
+WORKLOAD_OBJS	:= $(WORKLOAD_SRCS:%.c=$(O)/%.o)
 # One object per configuration of the toggle subject, from one source file.
 SUBJECT_CFGS	:= stock call callp static staticp
 SUBJECT_OBJS	:= $(SUBJECT_CFGS:%=$(O)/subjects/toggle_%.o)
@@ -54,13 +59,14 @@ UNIT_COMMON	:= $(O)/tests/unit/helpers.o
 
 LIBTC		:= $(O)/libtracecost.a
 LIBSUBJ		:= $(O)/libsubjects.a
+LIBWL		:= $(O)/libworkloads.a
 TRACECOST	:= $(O)/tracecost
 
 # User-suite defaults for `make run`; override: make run RUN_ARGS="--samples 10000000"
 RUN_ARGS	?=
 
 .PHONY: all run check check-unit check-san check-integration bench deps clean asm \
-	check-kernel deps-kernel check-kernel-if-available
+	check-kernel deps-kernel check-kernel-if-available check-fuzz
 all: $(TRACECOST) $(UNIT_BINS)
 
 $(O)/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h) Makefile
@@ -85,6 +91,12 @@ $(LIBSUBJ): $(SUBJECT_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
+$(WORKLOAD_OBJS): $(wildcard workloads/*.h)
+
+$(LIBWL): $(WORKLOAD_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
 # Code size of each configuration, read from the built objects.
 SIZE_OBJ	:= $(O)/gen/subject_size.o
 $(O)/gen/subject_size.c: $(SUBJECT_OBJS) scripts/subject-size.sh
@@ -94,12 +106,13 @@ $(O)/gen/subject_size.c: $(SUBJECT_OBJS) scripts/subject-size.sh
 $(SIZE_OBJ): $(O)/gen/subject_size.c src/size_table.h
 	$(CC) $(ALL_CFLAGS) -Isrc -c $< -o $@
 
-$(TRACECOST): $(CLI_OBJS) $(SUBJECT_OBJS) $(SIZE_OBJ) $(LIBTC)
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(SUBJECT_OBJS) $(SIZE_OBJ) $(LIBTC) $(LDLIBS)
+$(TRACECOST): $(CLI_OBJS) $(SUBJECT_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(SUBJECT_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC) $(LDLIBS) \
+		$(ELF_LIBS)
 
-$(O)/tests/%: tests/unit/%.c $(UNIT_COMMON) $(LIBSUBJ) $(LIBTC)
+$(O)/tests/%: tests/unit/%.c $(UNIT_COMMON) $(LIBSUBJ) $(LIBWL) $(LIBTC)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_COMMON) $(LIBSUBJ) $(LIBTC) $(LDLIBS) -lcmocka $(LDFLAGS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_COMMON) $(LIBSUBJ) $(LIBWL) $(LIBTC) $(LDLIBS) -lcmocka $(LDFLAGS)
 
 deps:
 	@sh scripts/deps.sh
@@ -116,19 +129,23 @@ check-san:
 
 check-integration: $(TRACECOST)
 	@sh tests/integration/run.sh $(TRACECOST)
+	@sh tests/integration/system.sh $(TRACECOST)
+	@sh tests/integration/compare.sh $(TRACECOST)
 
 check: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory check-unit
 	@$(MAKE) --no-print-directory check-integration
 	@$(MAKE) --no-print-directory check-san
+	@$(MAKE) --no-print-directory check-fuzz
 	@$(MAKE) --no-print-directory check-kernel-if-available
 	@echo "check: all test groups passed"
 
 # A static tracecost for the QEMU initramfs (no shared libraries there).
-$(O)/tracecost-static: $(CLI_OBJS) $(SUBJECT_OBJS) $(SIZE_OBJ) $(LIBTC)
-	$(CC) -static -o $@ $(CLI_OBJS) $(SUBJECT_OBJS) $(SIZE_OBJ) $(LIBTC) \
-		-lurcu-memb -lurcu-common -ljansson -ltracefs -ltraceevent -ldl -lm -pthread
+$(O)/tracecost-static: $(CLI_OBJS) $(SUBJECT_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC)
+	$(CC) -static -o $@ $(CLI_OBJS) $(SUBJECT_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC) \
+		-lurcu-memb -lurcu-common -ljansson -ltracefs -ltraceevent -lelf -lz -lcapstone \
+		-ldl -lm -pthread
 
 # The kernel suite, booted under QEMU with Debian's kernel (tests/vm/run.sh).
 check-kernel: deps-kernel
@@ -145,9 +162,28 @@ check-kernel-if-available:
 		$(MAKE) --no-print-directory check-kernel; \
 	else echo "check-kernel: skipped (run 'make deps-kernel' as root to install QEMU and the kernel packages)"; fi
 
+# libFuzzer (clang) on the result reader and the comparison behind it, for
+# FUZZ_SECONDS, from the seed corpus in tests/fuzz/; inputs that once
+# crashed it are replayed first (tests/fuzz/regress/).
+FUZZ_SECONDS	?= 60
+FUZZ_CC		?= clang
+FUZZ_BIN	:= $(O)/fuzz/fuzz_result_read
+FUZZ_SRCS	:= tests/fuzz/fuzz_result_read.c lib/result_read.c lib/compare.c lib/hist.c \
+		   lib/stats.c
+
+$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard include/tracecost/*.h) Makefile
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -std=gnu11 -g -O1 -Iinclude $(PKG_CFLAGS) \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-o $@ $(FUZZ_SRCS) -ljansson -lm
+
+check-fuzz: $(FUZZ_BIN)
+	@sh tests/fuzz/run.sh $(FUZZ_BIN) $(FUZZ_SECONDS)
+
 bench: deps
 	@$(MAKE) --no-print-directory $(TRACECOST)
 	@sh bench/run.sh $(TRACECOST)
+	@sh bench/system.sh $(TRACECOST)
 
 # Disassembly of the toggle subject, one file per configuration.
 asm: $(SUBJECT_OBJS)

@@ -62,6 +62,9 @@ struct tc_suite {
 int cmd_run(int argc, char **argv);
 int suite_user_run(int argc, char **argv);
 int suite_kernel_run(int argc, char **argv);
+int suite_system_run(int argc, char **argv);
+/* tracecost restore (src/cmd_restore.c) */
+int cmd_restore(int argc, char **argv);
 
 /* compare, size, plot (src/cmd_compare.c, cmd_size.c, cmd_plot.c). */
 int cmd_compare(int argc, char **argv);
@@ -76,6 +79,7 @@ struct tc_result_file;
 struct tc_cli_column {
 	struct tc_result_file *file;
 	int config;
+	int arg;		/* index of the FILE[:CONFIG] argument */
 	char name[96];
 };
 

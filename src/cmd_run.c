@@ -13,6 +13,8 @@ static const struct tc_suite suites[] = {
 	  suite_user_run },
 	{ "kernel", "the tracecost module: irq, preempt, irq_save, bh, rcu, spin, ref16 (root)",
 	  suite_kernel_run },
+	{ "system", "real workloads under tracing profiles applied through tracefs (root)",
+	  suite_system_run },
 };
 
 #define NR_SUITES (sizeof(suites) / sizeof(suites[0]))

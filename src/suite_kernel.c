@@ -24,7 +24,7 @@
 #include <tracecost/kmod.h>
 #include <tracecost/result.h>
 #include <tracecost/sysinfo.h>
-#include <tracecost/tracefs_events.h>
+#include <tracecost/tracefs.h>
 
 #include "cli.h"
 #include "pair_report.h"
@@ -283,6 +283,15 @@ static const char *default_module(void)
 	return NULL;
 }
 
+static int debugfs_mounted_here;
+
+/* Unmount what we mounted, then fail: a failed run leaves no mount behind. */
+#define kfail(...) do {								\
+		if (debugfs_mounted_here)					\
+			umount(DEBUGFS);					\
+		tc_cli_fail(__VA_ARGS__);					\
+	} while (0)
+
 static void ensure_module(const struct kopts *o)
 {
 	const char *ko;
@@ -290,32 +299,33 @@ static void ensure_module(const struct kopts *o)
 
 	if (geteuid() != 0)
 		tc_cli_fail("the kernel suite needs root (debugfs and loading tracecost.ko)");
-	if (access(DEBUGFS "/tracing", F_OK) && access(KDIR, F_OK) &&
-	    mount("debugfs", DEBUGFS, "debugfs", 0, NULL) && errno != EBUSY)
-		tc_cli_fail("cannot mount debugfs on " DEBUGFS ": %s (needs CONFIG_DEBUG_FS)",
-			    strerror(errno));
+	if (access(KDIR, F_OK) && access(DEBUGFS "/tracing", F_OK) && access(DEBUGFS "/bdi", F_OK)) {
+		if (mount("debugfs", DEBUGFS, "debugfs", 0, NULL))
+			tc_cli_fail("cannot mount debugfs on " DEBUGFS ": %s (needs CONFIG_DEBUG_FS)",
+				    strerror(errno));
+		debugfs_mounted_here = 1;
+	}
 	if (!access(KDIR "/run", W_OK))
 		return;
 	ko = o->module ? o->module : default_module();
 	if (!ko)
-		tc_cli_fail("tracecost.ko is not loaded and was not found: build it with"
-			    " 'make -C kmod' and pass --module PATH");
+		kfail("tracecost.ko is not loaded and was not found: build it with"
+		      " 'make -C kmod' and pass --module PATH");
 	fd = open(ko, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		tc_cli_fail("--module %s: %s", ko, strerror(errno));
+		kfail("--module %s: %s", ko, strerror(errno));
 	if (syscall(SYS_finit_module, fd, "", 0) && errno != EEXIST) {
 		int e = errno;
 
 		close(fd);
 		if (e == ENOEXEC || e == EINVAL)
-			tc_cli_fail("%s was not built for this kernel (%s): rebuild with"
-				    " 'make -C kmod KDIR=/lib/modules/$(uname -r)/build'", ko,
-				    strerror(e));
-		tc_cli_fail("loading %s: %s", ko, strerror(e));
+			kfail("%s was not built for this kernel (%s): rebuild with"
+			      " 'make -C kmod KDIR=/lib/modules/$(uname -r)/build'", ko, strerror(e));
+		kfail("loading %s: %s (the kernel must allow loading modules)", ko, strerror(e));
 	}
 	close(fd);
 	if (access(KDIR "/run", W_OK))
-		tc_cli_fail("tracecost.ko loaded but " KDIR " is missing");
+		kfail("tracecost.ko loaded but " KDIR " is missing");
 }
 
 static void configure(const struct kopts *o, const int *cpus, int nr_cpus)
@@ -585,45 +595,103 @@ static void free_cells(struct tc_cell *cells, int n, int nr_snap)
 /* ---- tracepoints -------------------------------------------------------- */
 
 /*
- * The events of a "+" column: the kernel's preemptirq events when it has
- * them, else the module's own tracecost:pair.
+ * The events of a "+" column, through the shared tracefs module (lib/
+ * tracefs.c: private instance, state file, restore by the supervising
+ * parent): the kernel's preemptirq events when it has them (the built-in
+ * "preemptirq" profile), else the module's own tracecost:pair.
  */
-static const char *const preemptirq_events[] = {
-	"preemptirq:irq_disable", "preemptirq:irq_enable",
-	"preemptirq:preempt_disable", "preemptirq:preempt_enable", NULL,
-};
-static const char *const pair_events[] = { "tracecost:pair", NULL };
-
-static const char *const *choose_events(void)
+static void choose_profile(struct tc_tracefs *t, struct tc_profile *p, char *desc, size_t len)
 {
-	if (tc_tracefs_event_exists("preemptirq", "irq_disable"))
-		return preemptirq_events;
-	return pair_events;
+	int err, i;
+	size_t off = 0;
+
+	if (!tc_profile_builtin("preemptirq", p) && !tc_profile_check(t, p) && p->available)
+		goto done;
+	tc_profile_release(p);
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "tracecost-pair");
+	err = tc_profile_add_event(p, "tracecost", "pair", NULL);
+	if (!err)
+		err = tc_profile_check(t, p);
+	if (err || !p->available)
+		tc_cli_fail("cannot enable tracecost:pair: %s", err ? tc_tracefs_error(t) : p->reason);
+done:
+	desc[0] = 0;
+	for (i = 0; i < p->nr_events && off < len; i++)
+		off += (size_t)snprintf(desc + off, len - off, "%s%s:%s", i ? "," : "",
+					p->events[i].system, p->events[i].name);
 }
+
+struct kctx {
+	struct kopts o;
+	struct tc_sysinfo si;
+	struct tc_tracefs *t;		/* NULL with --tracepoints off */
+	struct tc_profile prof;
+	char events_str[256];
+};
+
+static int kernel_measure(void *arg);
 
 int suite_kernel_run(int argc, char **argv)
 {
-	struct kopts o;
-	struct tc_sysinfo si;
+	static struct kctx k;
+	int err, status;
+
+	parse(argc, argv, &k.o);
+	tc_sysinfo_read(&k.si);
+	ensure_module(&k.o);
+	if (k.o.tp_mode == TP_OFF) {
+		tc_cli_catch_signals();
+		return kernel_measure(&k);
+	}
+	err = tc_tracefs_open(&k.t, NULL);
+	if (err)
+		tc_cli_fail("--tracepoints: tracefs: %s", tc_tracefs_error(k.t));
+	choose_profile(k.t, &k.prof, k.events_str, sizeof(k.events_str));
+	err = tc_tracefs_begin(k.t);
+	if (err == -ESTALE)
+		tc_cli_fail("%s: run 'tracecost restore' first", tc_tracefs_error(k.t));
+	if (err)
+		tc_cli_fail("%s", tc_tracefs_error(k.t));
+	/* measure in a child; this process restores tracefs however it ends */
+	err = tc_tracefs_supervise(k.t, kernel_measure, &k, &status);
+	if (err) {
+		fprintf(stderr, "tracecost: restoring tracefs failed: %s; run 'tracecost"
+			" restore'\n", tc_tracefs_error(k.t));
+		return TC_EXIT_FAIL;
+	}
+	tc_tracefs_close(k.t);
+	tc_profile_release(&k.prof);
+	if (status == 128 + SIGINT || status == 128 + SIGTERM || status == 128 + SIGHUP)
+		return TC_EXIT_INTERRUPTED;
+	if (status > 128) {
+		fprintf(stderr, "tracecost: the measuring process was killed by signal %d;"
+			" tracing restored\n", status - 128);
+		return TC_EXIT_FAIL;
+	}
+	return status;
+}
+
+static int kernel_measure(void *arg)
+{
+	struct kctx *k = arg;
+	struct kopts o = k->o;
+	struct tc_sysinfo si = k->si;
 	struct tc_clock_info ci = { 0 };
 	struct kcounter kc = { .name = "unknown" };
 	struct timespec start, end;
-	const char *const *events = NULL;
+	const char *events = k->t ? k->events_str : NULL;
+	const char *events_str = k->events_str;
 	const char *cols[2];
-	char col_off[80], col_on[80], events_str[256] = "";
+	char col_off[80], col_on[80];
 	int ncols, col, r, i, err, nr_snap, npc;
 	int tp_col[2];
 	uint64_t recorded[2] = { 0, 0 }, lost[2] = { 0, 0 };
 	struct tc_cell *cells, *cells1;
 	struct tc_stats *st, *st1;
 	struct tc_pair_view v;
-	struct tc_tracefs_events *tev = NULL;
 
-	parse(argc, argv, &o);
-	tc_sysinfo_read(&si);
-	ensure_module(&o);
 	tc_cli_catch_signals();
-
 	snprintf(col_off, sizeof(col_off), "%s", si.release);
 	snprintf(col_on, sizeof(col_on), "%s+", si.release);
 	ncols = 0;
@@ -634,10 +702,6 @@ int suite_kernel_run(int argc, char **argv)
 	if (o.tp_mode != TP_OFF) {
 		tp_col[ncols] = 1;
 		cols[ncols++] = col_on;
-		events = choose_events();
-		for (i = 0; events[i]; i++)
-			snprintf(events_str + strlen(events_str), sizeof(events_str) - strlen(events_str),
-				 "%s%s", i ? "," : "", events[i]);
 	}
 	nr_snap = (int)o.repeat * o.nr_cpus;
 	npc = ncols * o.npairs;
@@ -654,22 +718,24 @@ int suite_kernel_run(int argc, char **argv)
 		configure(&o, cpus, nr_cpus);
 		for (col = 0; col < ncols && !tc_cli_stop; col++) {
 			if (tp_col[col]) {
-				err = tc_tracefs_events_enable("tracecost-kernel", events, &tev);
+				err = tc_tracefs_apply(k->t, &k->prof);
 				if (err)
 					tc_cli_fail("enabling %s in a private tracefs instance: %s",
-						    events_str, strerror(-err));
+						    events_str, tc_tracefs_error(k->t));
 			}
 			run_once(&o, cpus, nr_cpus, one ? cells1 : cells, col, one ? 0 : r, &kc);
 			if (tp_col[col]) {
-				uint64_t e = 0, l = 0;
+				struct tc_trace_counts c = { 0 };
 
-				tc_tracefs_events_count(tev, &e, &l);
-				if (!one) {
-					recorded[col] += e;
-					lost[col] += l;
+				err = tc_tracefs_count(k->t, NULL, 0, &c);
+				if (!err && !one) {
+					recorded[col] += c.written;
+					lost[col] += c.lost;
 				}
-				tc_tracefs_events_disable(tev);
-				tev = NULL;
+				err = tc_tracefs_unapply(k->t);
+				if (err)
+					tc_cli_fail("removing the tracefs instance: %s",
+						    tc_tracefs_error(k->t));
 			}
 		}
 	}
@@ -735,14 +801,14 @@ int suite_kernel_run(int argc, char **argv)
 			.start = start, .end = end, .si = &si, .clock = &ci,
 			.cpus = o.cpus, .nr_cpus = o.nr_cpus,
 		};
-		json_t *root = tc_result_new(&h), *cfgs = json_array(), *k;
+		json_t *root = tc_result_new(&h), *cfgs = json_array(), *ks;
 
 		for (col = 0; col < ncols; col++)
 			json_array_append_new(cfgs, json_pack("{s:s, s:b, s:I, s:I}",
 				"name", cols[col], "tracepoints", tp_col[col],
 				"events_recorded", (json_int_t)recorded[col],
 				"events_lost", (json_int_t)lost[col]));
-		k = json_pack("{s:I, s:i, s:f, s:i, s:b, s:s, s:s, s:i, s:i, s:i, s:i, s:s,"
+		ks = json_pack("{s:I, s:i, s:f, s:i, s:b, s:s, s:s, s:i, s:i, s:i, s:i, s:s,"
 			      " s:o, s:o}",
 			      "samples", (json_int_t)o.samples, "highest", o.highest,
 			      "percentile", o.percentile, "repeat", o.repeat,
@@ -753,10 +819,10 @@ int suite_kernel_run(int argc, char **argv)
 			      "hist_layout", TC_HIST_LAYOUT_VERSION, "cpu_1cpu", o.cpus[0],
 			      "stats_unit", "ticks per pair",
 			      "configurations", cfgs, "pairs", tc_pair_report_json(&v));
-		if (!root || !k)
+		if (!root || !ks)
 			tc_cli_fail("out of memory");
-		json_object_set_new(k, "batch", json_integer(1));
-		json_object_set_new(root, "kernel", k);
+		json_object_set_new(ks, "batch", json_integer(1));
+		json_object_set_new(root, "kernel", ks);
 		err = tc_result_write(root, o.json);
 		json_decref(root);
 		if (err)

@@ -23,6 +23,10 @@ struct tc_command {
 
 static const struct tc_command commands[] = {
 	{ "run", "measure: tracecost run [--suite user] [options]", cmd_run },
+	{ "compare", "result files side by side: tracecost compare FILE[:CONFIG]...", cmd_compare },
+	{ "size", "binary size impact: tracecost size ELF... [--symbols PATTERN]", cmd_size },
+	{ "plot", "latency distributions: tracecost plot FILE[:CONFIG]... --out F.svg", cmd_plot },
+	{ "restore", "put back tracing settings after a killed run: tracecost restore", cmd_restore },
 };
 
 static void usage(FILE *f)

@@ -72,4 +72,186 @@ json_t *tc_snapshot_to_json(const struct tc_snapshot *s);
  */
 int tc_result_write(json_t *root, const char *path);
 
+/*
+ * ======================================================================
+ * Reading result files (lib/result_read.c)
+ * ======================================================================
+ *
+ * The reader validates a whole file before handing it out: a file that is
+ * truncated, not JSON, of another schema or a newer file_version, or whose
+ * numbers do not add up (negative or huge counts, buckets out of range or
+ * not ascending, a sum outside [n * min, n * max], a top-N that is not the
+ * largest samples, ...) is refused with one line naming the file and the
+ * first problem found. Nothing of a refused file is returned.
+ *
+ * Suites and their shapes:
+ *  - "user" and "kernel" (TC_RESULT_SHAPE_HIST): rows are pairs, columns are
+ *    configurations, each cell holds one histogram snapshot per CPU and
+ *    repetition; the reader merges the CPUs of each repetition (exactly,
+ *    with the 128-bit sum) into one struct tc_result_rep;
+ *  - "system" (TC_RESULT_SHAPE_VALUES, workloads x profiles with one value
+ *    per repetition) is reserved: refused with -EOPNOTSUPP until its
+ *    section is defined in doc/result-format.md.
+ * Any other suite, and any file_version other than TC_RESULT_FILE_VERSION,
+ * is refused.
+ */
+
+/* Largest result file read (bytes), and the reader's other bounds. */
+#define TC_RESULT_MAX_BYTES	(1ull << 30)
+#define TC_RESULT_MAX_NAME	64	/* configuration and pair names */
+#define TC_RESULT_MAX_CONFIGS	64
+#define TC_RESULT_MAX_ROWS	64
+#define TC_RESULT_MAX_REPEAT	4096
+#define TC_RESULT_MAX_CPUS	65536
+#define TC_RESULT_MAX_HIGHEST	1000000
+#define TC_RESULT_MAX_SNAP_N	(1ull << 40)	/* samples in one snapshot */
+#define TC_RESULT_MAX_CELL_N	(1ull << 50)	/* samples in one cell */
+/* Room for a one-line error message (file name included, truncated). */
+#define TC_RESULT_ERR_LEN	512
+
+enum tc_result_shape {
+	TC_RESULT_SHAPE_HIST,	/* user, kernel: cells of per-repetition histograms */
+	TC_RESULT_SHAPE_VALUES,	/* system (reserved): one value per repetition */
+};
+
+/**
+ * struct tc_result_rep - one repetition of a cell, every CPU merged
+ * @rep:	repetition number (0-based)
+ * @nr_cpus:	snapshots (CPUs) merged
+ * @n, @min, @max, @overflow, @sum_lo, @sum_hi: as in struct tc_hist, in
+ *		counter ticks per sample (a sample times the section's batch)
+ * @nr:		non-zero buckets; @idx (ascending) and @cnt
+ * @top_len:	min(highest, @n); @top: the largest samples, ascending
+ */
+struct tc_result_rep {
+	int rep;
+	int nr_cpus;
+	tc_u64 n, min, max, overflow, sum_lo, sum_hi;
+	tc_u32 nr;
+	tc_u32 *idx;
+	tc_u64 *cnt;
+	tc_u32 top_len;
+	tc_u64 *top;
+};
+
+/**
+ * struct tc_result_cell - one row x configuration
+ * @nr_reps:	repetitions (the section's repeat), each with @n > 0
+ * @reps:	by repetition number
+ * @values:	TC_RESULT_SHAPE_VALUES only (reserved): one value per repetition
+ */
+struct tc_result_cell {
+	int nr_reps;
+	struct tc_result_rep *reps;
+	double *values;
+};
+
+/**
+ * struct tc_result_row - a pair (user, kernel) or a workload (system)
+ * @name:	"irq", "preempt", ...
+ * @title:	table section ("IRQ Metrics")
+ * @cells:	one per configuration, in the order of the file's configurations
+ */
+struct tc_result_row {
+	char *name;
+	char *title;
+	struct tc_result_cell *cells;
+};
+
+/**
+ * struct tc_result_file - a validated result file
+ * @path:	name given to the reader (for messages)
+ * @version:	file_version
+ * @suite:	"user", "kernel"
+ * @shape:	see enum tc_result_shape
+ * @release, @nodename, @machine: from uname; @cpu_model from host
+ * @start, @end, @command: as recorded (identify the run)
+ * @freq_hz:	counter frequency, 0 when the file records none
+ * @batch:	pairs per sample: values / @batch are per pair
+ * @highest:	top-N capacity of every snapshot (max_avg)
+ * @percentile:	the run's --percentile
+ * @repeat:	repetitions (every cell has this many)
+ * @do_work:	the run's --do-work
+ * @nr_cpus:	distinct CPUs over the snapshots of the first cell
+ * @configs:	configuration names (columns), @nr_configs of them
+ * @rows:	@nr_rows rows
+ */
+struct tc_result_file {
+	char *path;
+	int version;
+	char *suite;
+	enum tc_result_shape shape;
+	char *release, *nodename, *machine, *cpu_model;
+	char *start, *end, *command;
+	double freq_hz;
+	unsigned int batch;
+	unsigned int highest;
+	double percentile;
+	unsigned int repeat;
+	int do_work;
+	int nr_cpus;
+	int nr_configs;
+	char **configs;
+	int nr_rows;
+	struct tc_result_row *rows;
+};
+
+/**
+ * tc_result_file_parse() - validate and load a result file held in memory
+ * @buf:	file contents (need not be NUL-terminated)
+ * @len:	bytes in @buf
+ * @name:	file name for @res->path and the messages
+ * @res:	set to the loaded file on success (free with
+ *		tc_result_file_free()), to NULL on error
+ * @err:	on error, one line "NAME: problem" (no newline, control
+ *		characters replaced), at most @errlen - 1 characters
+ * @errlen:	size of @err (TC_RESULT_ERR_LEN is enough)
+ *
+ * Return: 0; -EINVAL for a file that is not a valid result file (not JSON,
+ * truncated, wrong schema, inconsistent numbers); -EPROTONOSUPPORT for an
+ * unknown file_version or histogram layout; -EOPNOTSUPP for a suite this
+ * reader does not know; -EFBIG above TC_RESULT_MAX_BYTES; -ENOMEM.
+ */
+int tc_result_file_parse(const char *buf, size_t len, const char *name,
+			 struct tc_result_file **res, char *err, size_t errlen);
+
+/**
+ * tc_result_file_read() - read, validate and load a result file
+ * @path:	file name
+ * @res, @err, @errlen: as for tc_result_file_parse()
+ *
+ * Return: as tc_result_file_parse(), plus the -errno of open() or read()
+ * (-ENOENT, -EACCES, ...) and -EISDIR for anything but a regular file.
+ */
+int tc_result_file_read(const char *path, struct tc_result_file **res,
+			char *err, size_t errlen);
+
+/** tc_result_file_free() - release a loaded file (NULL is ignored) */
+void tc_result_file_free(struct tc_result_file *f);
+
+/**
+ * tc_result_file_config() - index of configuration @name in @f
+ * Return: index in [0, @f->nr_configs), or -ENOENT.
+ */
+int tc_result_file_config(const struct tc_result_file *f, const char *name);
+
+/**
+ * tc_result_file_row() - index of row (pair) @name in @f
+ * Return: index in [0, @f->nr_rows), or -ENOENT.
+ */
+int tc_result_file_row(const struct tc_result_file *f, const char *name);
+
+/**
+ * tc_result_rep_merge() - add a repetition's samples to a histogram and heap
+ * @r:	the repetition
+ * @k:	how many times to add it (>= 1; a bootstrap draw may repeat it)
+ * @h:	histogram receiving the samples (tc_hist_init() first)
+ * @t:	top-N heap receiving the top values, or NULL
+ *
+ * Exact, like tc_hist_merge(). The reader's bounds keep every sum below
+ * 2^64 for @k <= TC_RESULT_MAX_REPEAT.
+ */
+void tc_result_rep_merge(const struct tc_result_rep *r, unsigned int k,
+			 struct tc_hist *h, struct tc_topn *t);
+
 #endif /* TRACECOST_RESULT_H */

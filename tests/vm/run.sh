@@ -51,7 +51,7 @@ grep -a -o 'vermagic=[^ ]*' "$top/kmod/tracecost.ko" | grep -qx "vermagic=$kver"
 # The initramfs.
 root=$vm/root
 rm -rf "$root"
-mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/tmp"
+mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/tmp" "$root/run"
 cp /bin/busybox "$root/bin/busybox"
 cp "$O/tracecost-static" "$root/tracecost"
 cp "$top/kmod/tracecost.ko" "$root/tracecost.ko"

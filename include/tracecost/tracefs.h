@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * tracecost/tracefs.h - the one tracefs module of tracecost: tracing
+ * profiles applied in a private tracefs instance, a state file that records
+ * what a run changes, and the restore that puts it back (libtracefs and
+ * libtraceevent underneath).
+ *
+ * A session, in the order a suite uses it:
+ *
+ *	tc_tracefs_open(&t, NULL)	find tracefs; if it is not mounted,
+ *					mount it in a private mount namespace
+ *					of this process (nothing to unmount,
+ *					even after kill -9). Changes nothing.
+ *	tc_profile_check(t, p, ...)	validate profiles against the kernel
+ *					(read only)
+ *	tc_tracefs_begin(t)		lock TC_TRACEFS_STATE_DIR/lock, refuse a
+ *					stale state file, write the state file
+ *					(instance name, mount, pid) before any
+ *					change
+ *	tc_tracefs_supervise(t, fn, arg, &status)
+ *					fork; the child runs fn(), which calls
+ *	    tc_tracefs_apply(t, p)	  create the private instance
+ *					  "tracecost-<pid>" and enable p in it
+ *	    tc_tracefs_count(t, ...)	  events it recorded (and from whom)
+ *	    tc_tracefs_unapply(t)	  remove the instance
+ *					the parent waits (SIGINT/SIGTERM/SIGHUP
+ *					are forwarded to the child, never acted
+ *					on in a handler) and then restores from
+ *					the state file: tc_tracefs_end()
+ *	tc_tracefs_close(t)
+ *
+ * After kill -9 of the whole run, tc_tracefs_restore() (the CLI's
+ * "tracecost restore") reads the state file and finishes the job; until
+ * then tc_tracefs_begin() refuses with -ESTALE.
+ *
+ * Everything a profile enables lives in the private instance, so the user's
+ * own top-level tracing is never touched; a caller that must change a
+ * top-level file records it first with tc_tracefs_record_file(), and the
+ * restore writes the recorded content back. Buffer contents are not
+ * restored (the kernel offers no way to).
+ *
+ * Functions return 0 or -errno; a human-readable detail of the last failure
+ * (the kernel's error_log line for a refused filter, the file and errno of a
+ * failed write) is in tc_tracefs_error(). Nothing here prints or exits.
+ * libtracefs is not async-signal-safe: none of this may be called from a
+ * signal handler.
+ */
+#ifndef TRACECOST_TRACEFS_H
+#define TRACECOST_TRACEFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define TC_TRACEFS_STATE_DIR	"/run/tracecost"
+#define TC_PROFILE_NAME_MAX	32
+#define TC_PROFILE_MAX_EVENTS	64
+#define TC_PROFILE_MAX_BUFFER_KB (1024u * 1024u)
+
+/**
+ * struct tc_trace_event - one trace event of a profile
+ * @system:	event system ("sched")
+ * @name:	event name ("sched_switch"), or "*" for every event of @system
+ *		(expanded by tc_profile_check())
+ * @filter:	filter in the kernel's syntax (Documentation/trace/events.rst,
+ *		"Event filtering"), malloc'ed, or NULL
+ * @line:	line of a profile file that named it, else 0
+ */
+struct tc_trace_event {
+	char system[64];
+	char name[64];
+	char *filter;
+	int line;
+};
+
+/**
+ * struct tc_profile - a named tracing configuration
+ * @name:	 column name ("syscalls")
+ * @summary:	 one line for the report
+ * @builtin:	 true for the built-in profiles (tc_profile_builtin())
+ * @nr_events:	 entries of @events in use
+ * @events:	 events to enable, in order
+ * @fallback:	 built-ins only: space-separated "system:name" list used when
+ *		 an event of @events does not exist (ipi -> irq_vectors), or NULL
+ * @tracer:	 tracer for current_tracer, "" for none (nop)
+ * @buffer_kb:	 ring-buffer size per CPU in KiB, 0 for the kernel's default
+ * @file, @line: where a profile from a file was defined (else NULL, 0)
+ * @tracer_line: line of its tracer key
+ * @available:	 set by tc_profile_check(): whether this kernel provides it
+ * @reason:	 why not, when !@available
+ */
+struct tc_profile {
+	char name[TC_PROFILE_NAME_MAX];
+	char summary[128];
+	bool builtin;
+	int nr_events;
+	struct tc_trace_event events[TC_PROFILE_MAX_EVENTS];
+	const char *fallback;
+	char tracer[32];
+	unsigned long buffer_kb;
+	const char *file;
+	int line;
+	int tracer_line;
+	bool available;
+	char reason[256];
+};
+
+/**
+ * tc_profile_builtin() - a built-in profile by name
+ * @name: none, syscalls, sched, ipi, irq, function, preemptirq
+ * @p:	  output; release with tc_profile_release()
+ *
+ * Return: 0, or -ENOENT for an unknown name.
+ */
+int tc_profile_builtin(const char *name, struct tc_profile *p);
+
+/**
+ * tc_profile_builtin_names() - the built-in names, NULL-terminated, in
+ * their default column order
+ */
+const char *const *tc_profile_builtin_names(void);
+
+/**
+ * tc_profile_add_event() - append an event to @p
+ * @p:	    profile
+ * @system: event system
+ * @name:   event name, or "*"
+ * @filter: kernel filter, or NULL (copied)
+ *
+ * For suites that build a profile in code (e.g. the kernel suite's
+ * tracecost:pair event). Return: 0, -EINVAL (empty or too long a name),
+ * -ENOSPC (TC_PROFILE_MAX_EVENTS reached) or -ENOMEM.
+ */
+int tc_profile_add_event(struct tc_profile *p, const char *system, const char *name,
+			 const char *filter);
+
+/** tc_profile_release() - free what @p owns (filters); @p stays valid and empty */
+void tc_profile_release(struct tc_profile *p);
+
+/**
+ * tc_profile_file_load() - parse a profile file (doc/profile-format.md)
+ * @path:  the file
+ * @out:   output: a malloc'ed array of profiles (release each, then free())
+ * @nr:	   output: its length
+ * @err:   on failure, one line "PATH:LINE: problem" (or "PATH: strerror")
+ * @len:   size of @err
+ *
+ * Syntax only: event names and filters are checked against the kernel by
+ * tc_profile_check(). A name that is a built-in's, or repeated, is an error.
+ *
+ * Return: 0; -EINVAL on a syntax error; -ENOMEM; -errno if @path cannot
+ * be read. On error *@out is NULL and *@nr 0.
+ */
+int tc_profile_file_load(const char *path, struct tc_profile **out, int *nr,
+			 char *err, size_t len);
+
+struct tc_tracefs;
+
+/**
+ * tc_tracefs_open() - find tracefs (mount it privately if needed)
+ * @tp:	       output session
+ * @state_dir: directory of the state and lock files, NULL for
+ *	       TC_TRACEFS_STATE_DIR
+ *
+ * If tracefs is mounted, uses the first mount in /proc/mounts. Otherwise
+ * the calling process enters a new mount namespace (unshare(CLONE_NEWNS),
+ * mounts made private) and mounts tracefs on /sys/kernel/tracing there: the
+ * rest of the system never sees the mount, and it ends with the last
+ * process of the namespace (forked children share it). Call this before
+ * any other thread or child exists. Changes no tracing setting.
+ *
+ * Return: 0; -EPERM or -EACCES (not root); -ENODEV (no tracefs in this
+ * kernel, or it cannot be mounted); -ENOMEM.
+ */
+int tc_tracefs_open(struct tc_tracefs **tp, const char *state_dir);
+
+/** tc_tracefs_close() - free the session (call tc_tracefs_end() first) */
+void tc_tracefs_close(struct tc_tracefs *t);
+
+/** tc_tracefs_dir() - the tracing directory in use */
+const char *tc_tracefs_dir(const struct tc_tracefs *t);
+
+/** tc_tracefs_mounted_privately() - whether tc_tracefs_open() mounted it */
+bool tc_tracefs_mounted_privately(const struct tc_tracefs *t);
+
+/** tc_tracefs_state_path() - path of the state file */
+const char *tc_tracefs_state_path(const struct tc_tracefs *t);
+
+/** tc_tracefs_instance_name() - name of the private instance ("tracecost-PID") */
+const char *tc_tracefs_instance_name(const struct tc_tracefs *t);
+
+/** tc_tracefs_error() - detail of the last failure of a call on @t ("" if none) */
+const char *tc_tracefs_error(const struct tc_tracefs *t);
+
+/**
+ * tc_profile_check() - validate @p against the running kernel (read only)
+ * @t:	 session
+ * @p:	 profile; "system:*" entries are expanded, a built-in whose events
+ *	 are missing switches to its fallback
+ *
+ * For a built-in profile, a missing event or tracer is not an error: it
+ * sets @p->available = false and @p->reason. For a profile from a file it
+ * is bad input: -EINVAL, with "FILE:LINE: problem" in tc_tracefs_error()
+ * (unknown event, filter the event's format rejects, tracer not in
+ * available_tracers). Filters are checked with libtracefs
+ * (tracefs_filter_string_verify) against the event's format, before
+ * anything is changed; the kernel has the last word in tc_tracefs_apply().
+ *
+ * Return: 0 (check @p->available), -EINVAL, -ENOSPC (too many events after
+ * expansion) or -ENOMEM.
+ */
+int tc_profile_check(struct tc_tracefs *t, struct tc_profile *p);
+
+/**
+ * tc_tracefs_begin() - lock, refuse stale state, write the state file
+ * @t: session
+ *
+ * Takes flock(LOCK_EX | LOCK_NB) on STATE_DIR/lock (held by this process
+ * and its children until tc_tracefs_end()), then writes STATE_DIR/state
+ * (atomically: temporary file, fsync, rename) with the pid, the tracing
+ * directory, how it was mounted and the private instance's name, before
+ * any tracing setting is changed.
+ *
+ * Return: 0; -EBUSY if another run holds the lock (its pid is in
+ * tc_tracefs_error()); -ESTALE if a state file from an interrupted run is
+ * there (run tc_tracefs_restore()); -errno if the state cannot be written.
+ */
+int tc_tracefs_begin(struct tc_tracefs *t);
+
+/**
+ * tc_tracefs_record_file() - record a top-level tracefs file before changing it
+ * @t:	  session, after tc_tracefs_begin()
+ * @path: path relative to the tracing directory ("tracing_on", "options/foo")
+ *
+ * Appends the file's current content to the state file (rewritten
+ * atomically) so that the restore writes it back, in reverse order of
+ * recording. Recording the same path twice keeps the first content.
+ *
+ * Return: 0, -EINVAL (absolute path or ".."), -errno of the read or write.
+ */
+int tc_tracefs_record_file(struct tc_tracefs *t, const char *path);
+
+/**
+ * tc_tracefs_apply() - create the private instance and enable @p in it
+ * @t: session, after tc_tracefs_begin()
+ * @p: a checked, available profile (not "none": that is no instance)
+ *
+ * Removes an instance left by a previous apply first. Tracing is off while
+ * the buffer size, filters, events and tracer are set, then switched on.
+ *
+ * Return: 0, or -errno of the step that failed (tc_tracefs_error() names
+ * it, with the kernel's error_log line when there is one); on failure the
+ * instance is removed again.
+ */
+int tc_tracefs_apply(struct tc_tracefs *t, const struct tc_profile *p);
+
+/**
+ * struct tc_trace_counts - what the private instance recorded
+ * @written:  events written into the ring buffer, all CPUs (entries +
+ *	      overrun + dropped of per_cpu/cpuN/stats)
+ * @lost:     of those, overwritten or dropped
+ * @in_buffer: events read back from the buffer
+ * @matched:  of those, from one of the given pids (common_pid)
+ */
+struct tc_trace_counts {
+	uint64_t written;
+	uint64_t lost;
+	uint64_t in_buffer;
+	uint64_t matched;
+};
+
+/**
+ * tc_tracefs_count() - stop tracing in the instance and count its events
+ * @t:	   session with an applied profile
+ * @pids:  thread ids to match against common_pid (may be NULL)
+ * @nr:	   their number
+ * @c:	   output
+ *
+ * Consumes the buffer. Return: 0, -ENOENT (no instance applied), -errno.
+ */
+int tc_tracefs_count(struct tc_tracefs *t, const pid_t *pids, int nr,
+		     struct tc_trace_counts *c);
+
+/**
+ * tc_tracefs_unapply() - remove the private instance (tracing off, tracer
+ * nop, events off, rmdir); nothing to do if none exists
+ *
+ * Return: 0 or -errno.
+ */
+int tc_tracefs_unapply(struct tc_tracefs *t);
+
+/**
+ * tc_tracefs_end() - restore from the state file, remove it, unlock
+ * @t: session after tc_tracefs_begin()
+ *
+ * Reads the state file again (a child may have recorded files), removes
+ * the instances it names, writes recorded files back, then deletes the
+ * state file and releases the lock. On failure the state file stays for
+ * tc_tracefs_restore().
+ *
+ * Return: 0 or -errno.
+ */
+int tc_tracefs_end(struct tc_tracefs *t);
+
+/**
+ * tc_tracefs_supervise() - run @fn in a child, restore in this process
+ * @t:	    session after tc_tracefs_begin()
+ * @fn:	    what the child runs; its return value is the child's exit code
+ * @arg:    its argument
+ * @status: output: the child's exit code, or 128 + signal if it was killed
+ *
+ * The child gets PR_SET_PDEATHSIG(SIGTERM) (if this process dies, the child
+ * stops rather than trace unsupervised). While waiting, this process
+ * catches SIGINT, SIGTERM and SIGHUP in a flag-only handler and forwards
+ * them to the child; if the child has not exited 10 s after a forwarded
+ * signal, it is killed. Then tc_tracefs_end() restores, with those
+ * signals still caught (a second Ctrl-C cannot cut the restore short);
+ * previous signal dispositions are put back before returning.
+ *
+ * Return: the result of tc_tracefs_end(), or -errno if fork() failed
+ * (nothing ran, but tc_tracefs_end() was still called).
+ */
+int tc_tracefs_supervise(struct tc_tracefs *t, int (*fn)(void *arg), void *arg, int *status);
+
+/**
+ * struct tc_restore_report - what tc_tracefs_restore() did
+ * @found:     a state file was there
+ * @pid:       the pid it names
+ * @instances: instances removed
+ * @files:     top-level files written back
+ */
+struct tc_restore_report {
+	bool found;
+	long pid;
+	int instances;
+	int files;
+};
+
+/**
+ * tc_tracefs_restore() - finish the restore of a run that was killed
+ * @state_dir: NULL for TC_TRACEFS_STATE_DIR
+ * @r:	       output
+ * @err:       on failure, one line naming the problem
+ * @len:       size of @err
+ *
+ * Waits up to 10 s for the lock (a dying run's children release it), then
+ * does what tc_tracefs_end() does. No state file: @r->found = false, 0.
+ *
+ * Return: 0; -EBUSY (a run still holds the lock); -EPERM/-EACCES; -ENODEV;
+ * -EINVAL (unreadable state file: it is left in place); -errno.
+ */
+int tc_tracefs_restore(const char *state_dir, struct tc_restore_report *r, char *err,
+		       size_t len);
+
+#endif /* TRACECOST_TRACEFS_H */

@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * lib/compare.c - columns of result files side by side with bootstrap
+ * confidence intervals of their differences (method: tracecost/compare.h).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tracecost/compare.h>
+#include <tracecost/stats.h>
+
+static const char *const metric_names[TC_NR_METRICS] = {
+	[TC_METRIC_AVERAGE] = "average",
+	[TC_METRIC_MEDIAN] = "median",
+	[TC_METRIC_MAX_AVG] = "max_avg",
+	[TC_METRIC_PERCENTILE] = "percentile",
+	[TC_METRIC_MIN] = "min",
+	[TC_METRIC_MAX] = "max",
+};
+
+const char *tc_metric_name(enum tc_metric m)
+{
+	return (unsigned int)m < TC_NR_METRICS ? metric_names[m] : "?";
+}
+
+int tc_metric_parse(const char *name)
+{
+	int m;
+
+	for (m = 0; m < TC_NR_METRICS; m++)
+		if (!strcmp(name, metric_names[m]))
+			return m;
+	return -EINVAL;
+}
+
+const char *tc_verdict_name(enum tc_verdict v)
+{
+	switch (v) {
+	case TC_VERDICT_SAME:
+		return "no significant difference";
+	case TC_VERDICT_SLOWER:
+		return "slower";
+	case TC_VERDICT_FASTER:
+		return "faster";
+	default:
+		return "n/a";
+	}
+}
+
+enum tc_verdict tc_compare_verdict(double lo, double hi)
+{
+	if (isnan(lo) || isnan(hi))
+		return TC_VERDICT_NA;
+	if (lo > 0)
+		return TC_VERDICT_SLOWER;
+	if (hi < 0)
+		return TC_VERDICT_FASTER;
+	return TC_VERDICT_SAME;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+int tc_compare_interval(double *d, unsigned int b, double confidence, double *lo, double *hi)
+{
+	double a = 1 - confidence;
+	unsigned long klo, khi;
+	unsigned int i;
+
+	*lo = *hi = NAN;
+	if (!(confidence > 0 && confidence < 1) || !b)
+		return -EINVAL;
+	for (i = 0; i < b; i++)
+		if (isnan(d[i]))
+			return -EINVAL;
+	/* A tolerance so that e.g. 2000 * 0.025 is 50, not 49.999... */
+	klo = (unsigned long)floor((double)b * a / 2 + 1e-9);
+	khi = (unsigned long)ceil((double)b * (1 - a / 2) - 1e-9);
+	if (klo < 1)
+		return -EINVAL;
+	if (khi > b)
+		khi = b;
+	if (khi < klo)
+		khi = klo;
+	qsort(d, b, sizeof(*d), cmp_double);
+	*lo = d[klo - 1];
+	*hi = d[khi - 1];
+	return 0;
+}
+
+bool tc_compare_same_run(const struct tc_result_file *a, const struct tc_result_file *b)
+{
+	if (a == b)
+		return true;
+	return a->repeat == b->repeat && !strcmp(a->start, b->start) &&
+	       !strcmp(a->end, b->end) && !strcmp(a->nodename, b->nodename) &&
+	       !strcmp(a->command, b->command) && !strcmp(a->suite, b->suite);
+}
+
+/* splitmix64 (Steele, Lea & Flood 2014): one 64-bit state, full period. */
+static uint64_t rng_next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [0, bound), bound >= 1: multiply-shift with rejection (unbiased). */
+static uint32_t rng_below(uint64_t *s, uint32_t bound)
+{
+	uint64_t m = (rng_next(s) >> 32) * bound;
+	uint32_t low = (uint32_t)m;
+
+	if (low < bound) {
+		uint32_t t = (uint32_t)(-bound) % bound;
+
+		while (low < t) {
+			m = (rng_next(s) >> 32) * bound;
+			low = (uint32_t)m;
+		}
+	}
+	return (uint32_t)(m >> 32);
+}
+
+/* Stream of the draws of run group @g: the same for every column of it. */
+static uint64_t rng_seed(uint64_t seed, int g)
+{
+	uint64_t s = seed ^ ((uint64_t)(g + 1) * 0xd1b54a32d192ed03ull);
+
+	rng_next(&s);
+	return s;
+}
+
+struct work {
+	const struct tc_compare_opts *o;
+	struct tc_hist *h;
+	struct tc_topn *t;
+	unsigned int *k;	/* draw counts per repetition */
+};
+
+/* Every figure of the repetitions drawn @k[i] times each, in the output unit. */
+static int figures(struct work *w, const struct tc_result_cell *cell, double unit,
+		   const unsigned int *k, double *v)
+{
+	struct tc_stats st;
+	int i, err;
+
+	tc_hist_init(w->h);
+	tc_topn_init(w->t, w->o->highest);
+	for (i = 0; i < cell->nr_reps; i++)
+		if (k[i])
+			tc_result_rep_merge(&cell->reps[i], k[i], w->h, w->t);
+	err = tc_stats_compute(&st, w->h, w->t, w->o->percentile);
+	if (err)
+		return err;
+	v[TC_METRIC_AVERAGE] = st.average * unit;
+	v[TC_METRIC_MEDIAN] = (double)st.median * unit;
+	v[TC_METRIC_MAX_AVG] = st.max_avg * unit;
+	v[TC_METRIC_PERCENTILE] = (double)st.percentile * unit;
+	v[TC_METRIC_MIN] = (double)st.min * unit;
+	v[TC_METRIC_MAX] = (double)st.max * unit;
+	return 0;
+}
+
+static int check_opts(const struct tc_compare_column *cols, int nr_cols,
+		      const struct tc_compare_opts *o)
+{
+	double a = 1 - o->confidence;
+	int c;
+
+	if (nr_cols < 1 || !(o->confidence > 0 && o->confidence < 1) ||
+	    floor((double)o->resamples * a / 2 + 1e-9) < 1 ||
+	    !(o->percentile > 0 && o->percentile <= 100) || !o->highest)
+		return -EINVAL;
+	for (c = 0; c < nr_cols; c++) {
+		const struct tc_result_file *f = cols[c].file;
+
+		if (!f || f->shape != TC_RESULT_SHAPE_HIST || cols[c].config < 0 ||
+		    cols[c].config >= f->nr_configs || o->highest > f->highest ||
+		    !(cols[c].scale > 0 && isfinite(cols[c].scale)) || cols[c].ref >= nr_cols)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* Rows: the union of the columns' rows, in the order first met. */
+static int collect_rows(struct tc_compare *res, const struct tc_compare_column *cols,
+			int nr_cols)
+{
+	int c, r, i, max = 0;
+
+	for (c = 0; c < nr_cols; c++)
+		max += cols[c].file->nr_rows;
+	res->rows = calloc((size_t)max, sizeof(*res->rows));
+	if (!res->rows)
+		return -ENOMEM;
+	for (c = 0; c < nr_cols; c++) {
+		const struct tc_result_file *f = cols[c].file;
+
+		for (r = 0; r < f->nr_rows; r++) {
+			for (i = 0; i < res->nr_rows; i++)
+				if (!strcmp(res->rows[i].name, f->rows[r].name))
+					break;
+			if (i < res->nr_rows)
+				continue;
+			res->rows[i].name = f->rows[r].name;
+			res->rows[i].title = f->rows[r].title;
+			res->rows[i].cells = calloc((size_t)nr_cols * TC_NR_METRICS,
+						    sizeof(*res->rows[i].cells));
+			if (!res->rows[i].cells)
+				return -ENOMEM;
+			res->nr_rows++;
+		}
+	}
+	return 0;
+}
+
+/*
+ * One row: the figures of every column, then B replicates of each column
+ * with at least two repetitions (@rep[c * TC_NR_METRICS + m][b]).
+ */
+static int compare_row(struct work *w, const struct tc_compare_column *cols, int nr_cols,
+		       const int *group, struct tc_compare_row *row, double *rep, double *d)
+{
+	const struct tc_compare_opts *o = w->o;
+	unsigned int B = o->resamples, b;
+	int c, m, i, err;
+
+	for (c = 0; c < nr_cols; c++) {
+		const struct tc_result_file *f = cols[c].file;
+		struct tc_compare_cell *cell = &row->cells[c * TC_NR_METRICS];
+		int ri = tc_result_file_row(f, row->name);
+		const struct tc_result_cell *rc;
+		double unit = cols[c].scale, v[TC_NR_METRICS];
+		uint64_t s;
+
+		if (ri < 0)
+			continue;
+		rc = &f->rows[ri].cells[cols[c].config];
+		for (i = 0; i < rc->nr_reps; i++)
+			w->k[i] = 1;
+		err = figures(w, rc, unit, w->k, v);
+		if (err)
+			return err;
+		for (m = 0; m < TC_NR_METRICS; m++) {
+			cell[m].present = true;
+			cell[m].reps = rc->nr_reps;
+			cell[m].value = v[m];
+			cell[m].change = NAN;
+			cell[m].lo = cell[m].hi = NAN;
+			cell[m].verdict = TC_VERDICT_NA;
+		}
+		if (rc->nr_reps < TC_COMPARE_MIN_REPS)
+			continue;
+		s = rng_seed(o->seed, group[c]);
+		for (b = 0; b < B; b++) {
+			memset(w->k, 0, (size_t)rc->nr_reps * sizeof(*w->k));
+			for (i = 0; i < rc->nr_reps; i++)
+				w->k[rng_below(&s, (uint32_t)rc->nr_reps)]++;
+			err = figures(w, rc, unit, w->k, v);
+			if (err)
+				return err;
+			for (m = 0; m < TC_NR_METRICS; m++)
+				rep[((size_t)c * TC_NR_METRICS + m) * B + b] = v[m];
+		}
+	}
+
+	/* Changes and intervals against each column's reference. */
+	for (c = 0; c < nr_cols; c++) {
+		int ref = cols[c].ref;
+
+		if (ref < 0 || ref == c)
+			continue;
+		for (m = 0; m < TC_NR_METRICS; m++) {
+			struct tc_compare_cell *x = &row->cells[c * TC_NR_METRICS + m];
+			const struct tc_compare_cell *rc = &row->cells[ref * TC_NR_METRICS + m];
+			const double *rx = &rep[((size_t)c * TC_NR_METRICS + m) * B];
+			const double *r0 = &rep[((size_t)ref * TC_NR_METRICS + m) * B];
+
+			if (!x->present || !rc->present)
+				continue;
+			if (rc->value != 0)
+				x->change = (x->value - rc->value) / rc->value * 100;
+			else if (x->value == 0)
+				x->change = 0;
+			if (x->reps < TC_COMPARE_MIN_REPS || rc->reps < TC_COMPARE_MIN_REPS)
+				continue;
+			for (b = 0; b < B; b++)
+				d[b] = rx[b] - r0[b];
+			err = tc_compare_interval(d, B, o->confidence, &x->lo, &x->hi);
+			if (err)
+				return err;
+			x->verdict = tc_compare_verdict(x->lo, x->hi);
+		}
+	}
+	return 0;
+}
+
+int tc_compare_run(const struct tc_compare_column *cols, int nr_cols,
+		   const struct tc_compare_opts *o, struct tc_compare **out)
+{
+	struct work w = { .o = o };
+	struct tc_compare *res;
+	unsigned int max_reps = 1;
+	double *rep = NULL, *d = NULL;
+	int *group = NULL;
+	int c, g, r, err;
+
+	*out = NULL;
+	err = check_opts(cols, nr_cols, o);
+	if (err)
+		return err;
+	res = calloc(1, sizeof(*res));
+	if (!res)
+		return -ENOMEM;
+	res->nr_cols = nr_cols;
+	err = collect_rows(res, cols, nr_cols);
+	if (err)
+		goto out;
+
+	err = -ENOMEM;
+	group = calloc((size_t)nr_cols, sizeof(*group));
+	if (!group)
+		goto out;
+	for (c = 0; c < nr_cols; c++) {
+		for (g = 0; g < c; g++)
+			if (tc_compare_same_run(cols[g].file, cols[c].file))
+				break;
+		group[c] = g < c ? group[g] : c;
+		if (cols[c].file->repeat > max_reps)
+			max_reps = cols[c].file->repeat;
+	}
+	w.h = malloc(sizeof(*w.h));
+	w.t = malloc(TC_TOPN_SIZE(o->highest));
+	w.k = calloc(max_reps, sizeof(*w.k));
+	rep = calloc((size_t)nr_cols * TC_NR_METRICS * o->resamples, sizeof(*rep));
+	d = calloc(o->resamples, sizeof(*d));
+	if (!w.h || !w.t || !w.k || !rep || !d)
+		goto out;
+	for (r = 0; r < res->nr_rows; r++) {
+		err = compare_row(&w, cols, nr_cols, group, &res->rows[r], rep, d);
+		if (err)
+			goto out;
+	}
+	err = 0;
+out:
+	free(w.h);
+	free(w.t);
+	free(w.k);
+	free(rep);
+	free(d);
+	free(group);
+	if (err)
+		tc_compare_free(res);
+	else
+		*out = res;
+	return err;
+}
+
+void tc_compare_free(struct tc_compare *c)
+{
+	int r;
+
+	if (!c)
+		return;
+	for (r = 0; r < c->nr_rows; r++)
+		free(c->rows[r].cells);
+	free(c->rows);
+	free(c);
+}

@@ -1,0 +1,862 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * lib/result_read.c - read and validate result files (see the "Reading
+ * result files" section of tracecost/result.h and doc/result-format.md).
+ *
+ * Every value that a later computation relies on is checked here, so that
+ * compare, plot and the fuzzer's harness can trust a loaded file: counts add
+ * up, buckets are in range and ascending, min/max/sum agree with the
+ * buckets, the top-N is the largest samples, and every sum the bootstrap
+ * may form stays below 2^64 (bounds in result.h).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <tracecost/result.h>
+
+typedef unsigned __int128 tc_u128;
+
+/* Parsing context: where we are, for the one-line message. */
+struct rd {
+	const char *name;
+	char *err;
+	size_t errlen;
+	struct tc_hist *tmp;		/* scratch for merging one repetition */
+	struct tc_topn *top;		/* scratch heap, capacity highest */
+};
+
+/* Copy @s into @dst replacing control and non-ASCII bytes: one printable line. */
+static void put_clean(char *dst, size_t len, const char *s)
+{
+	size_t i;
+
+	if (!len)
+		return;
+	for (i = 0; s[i] && i + 1 < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		dst[i] = c < 0x20 || c >= 0x7f ? '?' : (char)c;
+	}
+	dst[i] = 0;
+}
+
+static int __attribute__((format(printf, 3, 4)))
+rd_fail(struct rd *r, int err, const char *fmt, ...)
+{
+	char msg[TC_RESULT_ERR_LEN], line[TC_RESULT_ERR_LEN + 256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(line, sizeof(line), "%.200s: %s", r->name, msg);
+	put_clean(r->err, r->errlen, line);
+	return err;
+}
+
+#define BAD(r, ...)	rd_fail((r), -EINVAL, __VA_ARGS__)
+
+static const char *type_name(const json_t *j)
+{
+	switch (json_typeof(j)) {
+	case JSON_OBJECT:
+		return "an object";
+	case JSON_ARRAY:
+		return "an array";
+	case JSON_STRING:
+		return "a string";
+	case JSON_INTEGER:
+		return "an integer";
+	case JSON_REAL:
+		return "a real number";
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "a boolean";
+	default:
+		return "null";
+	}
+}
+
+static int get(struct rd *r, const json_t *obj, const char *path, const char *key,
+	       json_type type, json_t **out)
+{
+	json_t *j = json_object_get(obj, key);
+
+	if (!j)
+		return BAD(r, "%s%s%s: missing", path, *path ? "." : "", key);
+	if (json_typeof(j) != type)
+		return BAD(r, "%s%s%s: %s where %s was expected", path, *path ? "." : "", key,
+			   type_name(j), type == JSON_OBJECT ? "an object" :
+			   type == JSON_ARRAY ? "an array" : type == JSON_STRING ? "a string" :
+			   "an integer");
+	*out = j;
+	return 0;
+}
+
+/* An integer in [min, max] (JSON integers are signed 64-bit). */
+static int get_int(struct rd *r, const json_t *obj, const char *path, const char *key,
+		   json_int_t min, json_int_t max, json_int_t *out)
+{
+	json_t *j;
+	int err = get(r, obj, path, key, JSON_INTEGER, &j);
+
+	if (err)
+		return err;
+	*out = json_integer_value(j);
+	if (*out < min || *out > max)
+		return BAD(r, "%s%s%s: %lld is out of range [%lld, %lld]", path, *path ? "." : "",
+			   key, (long long)*out, (long long)min, (long long)max);
+	return 0;
+}
+
+/* A number (integer or real) in (min_excl, max_incl]. */
+static int get_num(struct rd *r, const json_t *obj, const char *path, const char *key,
+		   double min_excl, double max_incl, double *out)
+{
+	json_t *j = json_object_get(obj, key);
+
+	if (!j)
+		return BAD(r, "%s%s%s: missing", path, *path ? "." : "", key);
+	if (!json_is_number(j))
+		return BAD(r, "%s%s%s: %s where a number was expected", path, *path ? "." : "",
+			   key, type_name(j));
+	*out = json_number_value(j);
+	if (!(*out > min_excl && *out <= max_incl))
+		return BAD(r, "%s%s%s: %g is out of range (%g, %g]", path, *path ? "." : "", key,
+			   *out, min_excl, max_incl);
+	return 0;
+}
+
+/*
+ * A string, copied. @strict: a name (1 .. TC_RESULT_MAX_NAME printable
+ * ASCII characters); otherwise any string, truncated to 255 characters
+ * with control characters replaced (it is only ever printed).
+ */
+static int get_str(struct rd *r, const json_t *obj, const char *path, const char *key,
+		   int strict, char **out)
+{
+	const char *s;
+	size_t len, i;
+	json_t *j;
+	int err = get(r, obj, path, key, JSON_STRING, &j);
+
+	if (err)
+		return err;
+	s = json_string_value(j);
+	len = json_string_length(j);
+	if (strict) {
+		if (!len || len > TC_RESULT_MAX_NAME)
+			return BAD(r, "%s%s%s: a name of 1 to %d characters was expected (%zu)",
+				   path, *path ? "." : "", key, TC_RESULT_MAX_NAME, len);
+		for (i = 0; i < len; i++)
+			if (s[i] <= 0x20 || s[i] >= 0x7f)
+				return BAD(r, "%s%s%s: a name must be printable ASCII without spaces",
+					   path, *path ? "." : "", key);
+	}
+	if (len > 255)
+		len = 255;
+	*out = malloc(len + 1);
+	if (!*out)
+		return rd_fail(r, -ENOMEM, "out of memory");
+	put_clean(*out, len + 1, s);
+	return 0;
+}
+
+/* Optional string: empty when absent or not a string. */
+static int opt_str(struct rd *r, const json_t *obj, const char *key, char **out)
+{
+	json_t *j = json_object_get(obj, key);
+
+	*out = strdup("");
+	if (!*out)
+		return rd_fail(r, -ENOMEM, "out of memory");
+	if (!json_is_string(j))
+		return 0;
+	free(*out);
+	return get_str(r, obj, "", key, 0, out);
+}
+
+/* Exact 128-bit decimal string. */
+static int parse_u128(const char *s, size_t len, tc_u128 *out)
+{
+	tc_u128 v = 0, max = ~(tc_u128)0;
+	size_t i;
+
+	if (!len || len > 39)
+		return -1;
+	for (i = 0; i < len; i++) {
+		unsigned int d = (unsigned char)s[i] - '0';
+
+		if (d > 9 || v > (max - d) / 10)
+			return -1;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+struct snap {
+	int cpu, rep;
+	tc_u64 n, min, max, overflow;
+	tc_u128 sum;
+	const json_t *buckets, *top;
+};
+
+/* Validate one snapshot; its buckets and top are checked, not yet copied. */
+static int read_snap(struct rd *r, const struct tc_result_file *f, const json_t *js,
+		     const char *path, struct snap *s)
+{
+	json_int_t v;
+	json_t *j;
+	size_t i, nb, nt;
+	tc_u64 total = 0, top_max = 0;
+	long prev_idx = -1, first_idx = -1;
+	int err;
+
+	if (!json_is_object(js))
+		return BAD(r, "%s: %s where an object was expected", path, type_name(js));
+	if ((err = get_int(r, js, path, "cpu", 0, TC_RESULT_MAX_CPUS - 1, &v)))
+		return err;
+	s->cpu = (int)v;
+	if ((err = get_int(r, js, path, "rep", 0, TC_RESULT_MAX_REPEAT - 1, &v)))
+		return err;
+	s->rep = (int)v;
+	if ((err = get_int(r, js, path, "n", 1, (json_int_t)TC_RESULT_MAX_SNAP_N, &v)))
+		return err;
+	s->n = (tc_u64)v;
+	if ((err = get_int(r, js, path, "min", 0, INT64_MAX, &v)))
+		return err;
+	s->min = (tc_u64)v;
+	if ((err = get_int(r, js, path, "max", 0, INT64_MAX, &v)))
+		return err;
+	s->max = (tc_u64)v;
+	if ((err = get_int(r, js, path, "overflow", 0, (json_int_t)s->n, &v)))
+		return err;
+	s->overflow = (tc_u64)v;
+	if ((err = get(r, js, path, "sum", JSON_STRING, &j)))
+		return err;
+	if (parse_u128(json_string_value(j), json_string_length(j), &s->sum))
+		return BAD(r, "%s.sum: not a decimal integer below 2^128", path);
+	if (s->min > s->max)
+		return BAD(r, "%s: min %llu > max %llu", path, (unsigned long long)s->min,
+			   (unsigned long long)s->max);
+	if (s->sum < (tc_u128)s->min * s->n || s->sum > (tc_u128)s->max * s->n)
+		return BAD(r, "%s.sum: outside [n * min, n * max]", path);
+	if ((s->overflow > 0) != (s->max >= TC_HIST_LIMIT))
+		return BAD(r, "%s: overflow %llu does not agree with max %llu", path,
+			   (unsigned long long)s->overflow, (unsigned long long)s->max);
+	if (s->overflow == s->n && s->min < TC_HIST_LIMIT)
+		return BAD(r, "%s: every sample overflows but min %llu is in range", path,
+			   (unsigned long long)s->min);
+
+	if ((err = get(r, js, path, "buckets", JSON_ARRAY, &j)))
+		return err;
+	s->buckets = j;
+	nb = json_array_size(j);
+	for (i = 0; i < nb; i++) {
+		const json_t *b = json_array_get(j, i), *ji, *jc;
+		json_int_t idx, cnt;
+
+		if (!json_is_array(b) || json_array_size(b) != 2 ||
+		    !json_is_integer(ji = json_array_get(b, 0)) ||
+		    !json_is_integer(jc = json_array_get(b, 1)))
+			return BAD(r, "%s.buckets[%zu]: [index, count] of two integers expected",
+				   path, i);
+		idx = json_integer_value(ji);
+		cnt = json_integer_value(jc);
+		if (idx < 0 || idx >= TC_HIST_NR_BUCKETS)
+			return BAD(r, "%s.buckets[%zu]: index %lld is out of range [0, %u)", path, i,
+				   (long long)idx, TC_HIST_NR_BUCKETS);
+		if (idx <= prev_idx)
+			return BAD(r, "%s.buckets[%zu]: index %lld is not ascending", path, i,
+				   (long long)idx);
+		if (cnt < 1 || (tc_u64)cnt > s->n - s->overflow - total)
+			return BAD(r, "%s.buckets[%zu]: count %lld is out of range [1, %llu]", path,
+				   i, (long long)cnt,
+				   (unsigned long long)(s->n - s->overflow - total));
+		total += (tc_u64)cnt;
+		if (first_idx < 0)
+			first_idx = (long)idx;
+		prev_idx = (long)idx;
+	}
+	if (total + s->overflow != s->n)
+		return BAD(r, "%s: buckets and overflow hold %llu samples, n is %llu", path,
+			   (unsigned long long)(total + s->overflow), (unsigned long long)s->n);
+	if (s->min < TC_HIST_LIMIT && first_idx != (long)tc_hist_bucket(s->min))
+		return BAD(r, "%s: min %llu is not in the first bucket", path,
+			   (unsigned long long)s->min);
+	if (s->max < TC_HIST_LIMIT && prev_idx != (long)tc_hist_bucket(s->max))
+		return BAD(r, "%s: max %llu is not in the last bucket", path,
+			   (unsigned long long)s->max);
+
+	if ((err = get(r, js, path, "top", JSON_ARRAY, &j)))
+		return err;
+	s->top = j;
+	nt = json_array_size(j);
+	if (nt != (s->n < f->highest ? s->n : f->highest))
+		return BAD(r, "%s.top: %zu values, min(n, highest) = %llu expected", path, nt,
+			   (unsigned long long)(s->n < f->highest ? s->n : f->highest));
+	/* Any order (the user suite sorts it, the kernel module's is a heap). */
+	for (i = 0; i < nt; i++) {
+		const json_t *t = json_array_get(j, i);
+		tc_u64 x;
+
+		if (!json_is_integer(t) || json_integer_value(t) < 0)
+			return BAD(r, "%s.top[%zu]: a non-negative integer expected", path, i);
+		x = (tc_u64)json_integer_value(t);
+		if (x < s->min || x > s->max)
+			return BAD(r, "%s.top[%zu]: %llu is outside [min, max]", path, i,
+				   (unsigned long long)x);
+		if (x > top_max)
+			top_max = x;
+	}
+	if (top_max != s->max)
+		return BAD(r, "%s.top: the largest value is not max", path);
+	return 0;
+}
+
+/* Add a validated snapshot to the scratch histogram and heap. */
+static void add_snap(struct rd *r, const struct snap *s)
+{
+	struct tc_hist *h = r->tmp;
+	tc_u128 sum = ((tc_u128)h->sum_hi << 64 | h->sum_lo) + s->sum;
+	size_t i;
+
+	for (i = 0; i < json_array_size(s->buckets); i++) {
+		const json_t *b = json_array_get(s->buckets, i);
+
+		h->counts[json_integer_value(json_array_get(b, 0))] +=
+			(tc_u64)json_integer_value(json_array_get(b, 1));
+	}
+	for (i = 0; i < json_array_size(s->top); i++)
+		tc_topn_add(r->top, (tc_u64)json_integer_value(json_array_get(s->top, i)));
+	h->n += s->n;
+	h->overflow += s->overflow;
+	h->sum_lo = (tc_u64)sum;
+	h->sum_hi = (tc_u64)(sum >> 64);
+	if (s->min < h->min)
+		h->min = s->min;
+	if (s->max > h->max)
+		h->max = s->max;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	tc_u64 x = *(const tc_u64 *)a, y = *(const tc_u64 *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The scratch histogram and heap become repetition @rep (sparse copy). */
+static int take_rep(struct rd *r, struct tc_result_rep *out, int rep, int nr_cpus)
+{
+	const struct tc_hist *h = r->tmp;
+	tc_u32 i, nr = 0;
+
+	for (i = 0; i < TC_HIST_NR_BUCKETS; i++)
+		nr += h->counts[i] != 0;
+	out->rep = rep;
+	out->nr_cpus = nr_cpus;
+	out->n = h->n;
+	out->min = h->min;
+	out->max = h->max;
+	out->overflow = h->overflow;
+	out->sum_lo = h->sum_lo;
+	out->sum_hi = h->sum_hi;
+	out->idx = malloc((nr ? nr : 1) * sizeof(*out->idx));
+	out->cnt = malloc((nr ? nr : 1) * sizeof(*out->cnt));
+	out->top = malloc((r->top->len ? r->top->len : 1) * sizeof(*out->top));
+	if (!out->idx || !out->cnt || !out->top)
+		return rd_fail(r, -ENOMEM, "out of memory");
+	for (i = 0, nr = 0; i < TC_HIST_NR_BUCKETS; i++) {
+		if (h->counts[i]) {
+			out->idx[nr] = i;
+			out->cnt[nr++] = h->counts[i];
+		}
+	}
+	out->nr = nr;
+	out->top_len = r->top->len;
+	memcpy(out->top, r->top->v, r->top->len * sizeof(*out->top));
+	qsort(out->top, out->top_len, sizeof(*out->top), cmp_u64);
+	return 0;
+}
+
+static int cmp_snap(const void *a, const void *b)
+{
+	const struct snap *x = a, *y = b;
+
+	if (x->rep != y->rep)
+		return x->rep - y->rep;
+	return x->cpu - y->cpu;
+}
+
+/* One cell: validate every snapshot, merge the CPUs of each repetition. */
+static int read_cell(struct rd *r, const struct tc_result_file *f, unsigned int repeat,
+		     const json_t *jc, const char *cpath, struct tc_result_cell *cell)
+{
+	char path[192];
+	struct snap *s;
+	json_t *ja;
+	size_t i, ns;
+	tc_u64 total = 0;
+	int err, k;
+
+	if ((err = get(r, jc, cpath, "snapshots", JSON_ARRAY, &ja)))
+		return err;
+	ns = json_array_size(ja);
+	if (ns < repeat || ns > (size_t)repeat * TC_RESULT_MAX_CPUS)
+		return BAD(r, "%s.snapshots: %zu snapshots for %u repetitions", cpath, ns, repeat);
+	s = calloc(ns, sizeof(*s));
+	cell->reps = calloc(repeat, sizeof(*cell->reps));
+	if (!s || !cell->reps) {
+		free(s);
+		return rd_fail(r, -ENOMEM, "out of memory");
+	}
+	cell->nr_reps = (int)repeat;
+	for (i = 0; i < ns; i++) {
+		snprintf(path, sizeof(path), "%s.snapshots[%zu]", cpath, i);
+		err = read_snap(r, f, json_array_get(ja, i), path, &s[i]);
+		if (err)
+			goto out;
+		if ((unsigned int)s[i].rep >= repeat) {
+			err = BAD(r, "%s.rep: %d is not below repeat %u", path, s[i].rep, repeat);
+			goto out;
+		}
+		total += s[i].n;
+		if (total > TC_RESULT_MAX_CELL_N) {
+			err = BAD(r, "%s: more than 2^50 samples in one cell", cpath);
+			goto out;
+		}
+	}
+	qsort(s, ns, sizeof(*s), cmp_snap);
+	i = 0;
+	for (k = 0; k < (int)repeat; k++) {
+		int cpus = 0;
+
+		if (i == ns || s[i].rep != k) {
+			err = BAD(r, "%s.snapshots: repetition %d is missing", cpath, k);
+			goto out;
+		}
+		tc_hist_init(r->tmp);
+		tc_topn_init(r->top, f->highest);
+		for (; i < ns && s[i].rep == k; i++, cpus++) {
+			if (cpus && s[i].cpu == s[i - 1].cpu) {
+				err = BAD(r, "%s.snapshots: CPU %d appears twice in repetition %d",
+					  cpath, s[i].cpu, k);
+				goto out;
+			}
+			add_snap(r, &s[i]);
+		}
+		err = take_rep(r, &cell->reps[k], k, cpus);
+		if (err)
+			goto out;
+	}
+	err = 0;
+out:
+	free(s);
+	return err;
+}
+
+static int read_rows(struct rd *r, struct tc_result_file *f, const json_t *sec,
+		     unsigned int repeat)
+{
+	char path[96];
+	json_t *jp;
+	size_t i, j;
+	int err, c;
+
+	if ((err = get(r, sec, f->suite, "pairs", JSON_ARRAY, &jp)))
+		return err;
+	if (!json_array_size(jp) || json_array_size(jp) > TC_RESULT_MAX_ROWS)
+		return BAD(r, "%s.pairs: 1 to %d pairs expected", f->suite, TC_RESULT_MAX_ROWS);
+	f->rows = calloc(json_array_size(jp), sizeof(*f->rows));
+	if (!f->rows)
+		return rd_fail(r, -ENOMEM, "out of memory");
+	for (i = 0; i < json_array_size(jp); i++) {
+		struct tc_result_row *row = &f->rows[i];
+		const json_t *p = json_array_get(jp, i);
+		json_t *jc;
+
+		snprintf(path, sizeof(path), "%s.pairs[%zu]", f->suite, i);
+		if (!json_is_object(p))
+			return BAD(r, "%s: %s where an object was expected", path, type_name(p));
+		f->nr_rows++;
+		row->cells = calloc((size_t)f->nr_configs, sizeof(*row->cells));
+		if (!row->cells)
+			return rd_fail(r, -ENOMEM, "out of memory");
+		if ((err = get_str(r, p, path, "name", 1, &row->name)) ||
+		    (err = get_str(r, p, path, "title", 0, &row->title)))
+			return err;
+		if (tc_result_file_row(f, row->name) != (int)i)
+			return BAD(r, "%s.name: pair '%s' appears twice", path, row->name);
+		if ((err = get(r, p, path, "cells", JSON_ARRAY, &jc)))
+			return err;
+		if (json_array_size(jc) != (size_t)f->nr_configs)
+			return BAD(r, "%s.cells: %zu cells for %d configurations", path,
+				   json_array_size(jc), f->nr_configs);
+		for (j = 0; j < json_array_size(jc); j++) {
+			const json_t *cell = json_array_get(jc, j);
+			char cpath[128], *cfg;
+
+			snprintf(cpath, sizeof(cpath), "%s.cells[%zu]", path, j);
+			if (!json_is_object(cell))
+				return BAD(r, "%s: %s where an object was expected", cpath,
+					   type_name(cell));
+			if ((err = get_str(r, cell, cpath, "configuration", 1, &cfg)))
+				return err;
+			c = tc_result_file_config(f, cfg);
+			free(cfg);
+			if (c < 0)
+				return BAD(r, "%s.configuration: not one of the file's configurations",
+					   cpath);
+			if (row->cells[c].reps)
+				return BAD(r, "%s.configuration: '%s' appears twice", cpath,
+					   f->configs[c]);
+			if ((err = read_cell(r, f, repeat, cell, cpath, &row->cells[c])))
+				return err;
+		}
+	}
+	f->nr_cpus = f->rows[0].cells[0].reps[0].nr_cpus;
+	return 0;
+}
+
+static int read_configs(struct rd *r, struct tc_result_file *f, const json_t *sec)
+{
+	char path[96];
+	json_t *jc;
+	size_t i;
+	int err;
+
+	if ((err = get(r, sec, f->suite, "configurations", JSON_ARRAY, &jc)))
+		return err;
+	if (!json_array_size(jc) || json_array_size(jc) > TC_RESULT_MAX_CONFIGS)
+		return BAD(r, "%s.configurations: 1 to %d configurations expected", f->suite,
+			   TC_RESULT_MAX_CONFIGS);
+	f->configs = calloc(json_array_size(jc), sizeof(*f->configs));
+	if (!f->configs)
+		return rd_fail(r, -ENOMEM, "out of memory");
+	for (i = 0; i < json_array_size(jc); i++) {
+		const json_t *c = json_array_get(jc, i);
+		char *name;
+
+		snprintf(path, sizeof(path), "%s.configurations[%zu]", f->suite, i);
+		if (!json_is_object(c))
+			return BAD(r, "%s: %s where an object was expected", path, type_name(c));
+		if ((err = get_str(r, c, path, "name", 1, &name)))
+			return err;
+		if (tc_result_file_config(f, name) >= 0) {
+			err = BAD(r, "%s.name: configuration '%s' appears twice", path, name);
+			free(name);
+			return err;
+		}
+		f->configs[f->nr_configs++] = name;
+	}
+	return 0;
+}
+
+/* The section of a histogram suite (user, kernel). */
+static int read_hist_section(struct rd *r, struct tc_result_file *f, const json_t *sec)
+{
+	json_int_t v;
+	int err;
+
+	if ((err = get_int(r, sec, f->suite, "hist_layout", 0, INT_MAX, &v)))
+		return err;
+	if (v != TC_HIST_LAYOUT_VERSION)
+		return rd_fail(r, -EPROTONOSUPPORT,
+			       "histogram layout %lld is not supported (this tracecost reads "
+			       "layout %d)", (long long)v, TC_HIST_LAYOUT_VERSION);
+	if ((err = get_int(r, sec, f->suite, "batch", 1, 1 << 20, &v)))
+		return err;
+	f->batch = (unsigned int)v;
+	if ((err = get_int(r, sec, f->suite, "highest", 1, TC_RESULT_MAX_HIGHEST, &v)))
+		return err;
+	f->highest = (unsigned int)v;
+	if ((err = get_num(r, sec, f->suite, "percentile", 0, 100, &f->percentile)))
+		return err;
+	if (json_is_boolean(json_object_get(sec, "do_work")))
+		f->do_work = json_is_true(json_object_get(sec, "do_work"));
+	if ((err = get_int(r, sec, f->suite, "repeat", 1, TC_RESULT_MAX_REPEAT, &v)))
+		return err;
+	f->repeat = (unsigned int)v;
+	if ((err = read_configs(r, f, sec)))
+		return err;
+	r->tmp = malloc(sizeof(*r->tmp));
+	r->top = malloc(TC_TOPN_SIZE(f->highest));
+	if (!r->tmp || !r->top)
+		return rd_fail(r, -ENOMEM, "out of memory");
+	return read_rows(r, f, sec, (unsigned int)v);
+}
+
+static const struct {
+	const char *name;
+	enum tc_result_shape shape;
+	int supported;
+} suites[] = {
+	{ "user", TC_RESULT_SHAPE_HIST, 1 },
+	{ "kernel", TC_RESULT_SHAPE_HIST, 1 },
+	{ "system", TC_RESULT_SHAPE_VALUES, 0 },
+};
+
+static int read_header(struct rd *r, struct tc_result_file *f, const json_t *root)
+{
+	json_t *j, *uname, *host, *counter;
+	json_int_t v;
+	size_t i;
+	int err;
+
+	if (!json_is_object(root))
+		return BAD(r, "%s where a result object was expected", type_name(root));
+	if ((err = get_int(r, root, "", "file_version", 0, INT_MAX, &v)))
+		return err;
+	f->version = (int)v;
+	if (v > TC_RESULT_FILE_VERSION)
+		return rd_fail(r, -EPROTONOSUPPORT,
+			       "file_version %lld is newer than this tracecost reads (%d)",
+			       (long long)v, TC_RESULT_FILE_VERSION);
+	if (v != TC_RESULT_FILE_VERSION)
+		return rd_fail(r, -EPROTONOSUPPORT, "file_version %lld is not supported (%d is)",
+			       (long long)v, TC_RESULT_FILE_VERSION);
+	if ((err = get(r, root, "", "tool", JSON_OBJECT, &j)) ||
+	    (err = get(r, j, "tool", "name", JSON_STRING, &j)))
+		return err;
+	if (strcmp(json_string_value(j), "tracecost"))
+		return BAD(r, "tool.name: not written by tracecost");
+	if ((err = get_str(r, root, "", "suite", 1, &f->suite)))
+		return err;
+	for (i = 0; i < sizeof(suites) / sizeof(suites[0]); i++)
+		if (!strcmp(suites[i].name, f->suite))
+			break;
+	if (i == sizeof(suites) / sizeof(suites[0]))
+		return rd_fail(r, -EOPNOTSUPP, "unknown suite '%s' (known: user, kernel)",
+			       f->suite);
+	if (!suites[i].supported)
+		return rd_fail(r, -EOPNOTSUPP, "suite '%s' is not supported by this reader yet",
+			       f->suite);
+	f->shape = suites[i].shape;
+	if ((err = get(r, root, "", "uname", JSON_OBJECT, &uname)) ||
+	    (err = get_str(r, uname, "uname", "release", 0, &f->release)) ||
+	    (err = opt_str(r, uname, "nodename", &f->nodename)) ||
+	    (err = opt_str(r, uname, "machine", &f->machine)) ||
+	    (err = opt_str(r, root, "start", &f->start)) ||
+	    (err = opt_str(r, root, "end", &f->end)) ||
+	    (err = opt_str(r, root, "command", &f->command)))
+		return err;
+	host = json_object_get(root, "host");
+	if (json_is_object(host))
+		err = opt_str(r, host, "cpu_model", &f->cpu_model);
+	else if (!(f->cpu_model = strdup("")))
+		err = rd_fail(r, -ENOMEM, "out of memory");
+	if (err)
+		return err;
+	counter = json_object_get(root, "counter");
+	if (counter) {
+		if (!json_is_object(counter))
+			return BAD(r, "counter: %s where an object was expected",
+				   type_name(counter));
+		if ((err = get_num(r, counter, "counter", "frequency_hz", 0, 1e12, &f->freq_hz)))
+			return err;
+	}
+	return 0;
+}
+
+int tc_result_file_parse(const char *buf, size_t len, const char *name,
+			 struct tc_result_file **res, char *err, size_t errlen)
+{
+	struct rd r = { .name = name, .err = err, .errlen = errlen };
+	struct tc_result_file *f;
+	json_error_t je;
+	json_t *root, *sec;
+	int ret;
+
+	*res = NULL;
+	if (errlen)
+		err[0] = 0;
+	if (len > TC_RESULT_MAX_BYTES)
+		return rd_fail(&r, -EFBIG, "larger than %llu bytes",
+			       (unsigned long long)TC_RESULT_MAX_BYTES);
+	if (!len)
+		return BAD(&r, "empty file");
+	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+	if (!root) {
+		if (json_error_code(&je) == json_error_premature_end_of_input)
+			return BAD(&r, "truncated: JSON ends early (line %d)", je.line);
+		if (json_error_code(&je) == json_error_out_of_memory)
+			return rd_fail(&r, -ENOMEM, "out of memory");
+		return BAD(&r, "not valid JSON: line %d, column %d: %s", je.line, je.column,
+			   je.text);
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f) {
+		json_decref(root);
+		return rd_fail(&r, -ENOMEM, "out of memory");
+	}
+	f->path = strdup(name);
+	ret = f->path ? read_header(&r, f, root) : rd_fail(&r, -ENOMEM, "out of memory");
+	if (!ret) {
+		ret = get(&r, root, "", f->suite, JSON_OBJECT, &sec);
+		if (!ret)
+			ret = read_hist_section(&r, f, sec);
+	}
+	json_decref(root);
+	free(r.tmp);
+	free(r.top);
+	if (ret) {
+		tc_result_file_free(f);
+		return ret;
+	}
+	*res = f;
+	return 0;
+}
+
+int tc_result_file_read(const char *path, struct tc_result_file **res, char *err,
+			size_t errlen)
+{
+	struct rd r = { .name = path, .err = err, .errlen = errlen };
+	struct stat st;
+	size_t got = 0;
+	char *buf;
+	int fd, ret;
+
+	*res = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return rd_fail(&r, -errno, "cannot open: %s", strerror(errno));
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		close(fd);
+		return rd_fail(&r, ret, "cannot stat: %s", strerror(-ret));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return rd_fail(&r, -EISDIR, "not a regular file");
+	}
+	if ((unsigned long long)st.st_size > TC_RESULT_MAX_BYTES) {
+		close(fd);
+		return rd_fail(&r, -EFBIG, "larger than %llu bytes",
+			       (unsigned long long)TC_RESULT_MAX_BYTES);
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		close(fd);
+		return rd_fail(&r, -ENOMEM, "out of memory");
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			free(buf);
+			close(fd);
+			return rd_fail(&r, ret, "read error: %s", strerror(-ret));
+		}
+		if (!n)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	ret = tc_result_file_parse(buf, got, path, res, err, errlen);
+	free(buf);
+	return ret;
+}
+
+void tc_result_file_free(struct tc_result_file *f)
+{
+	int i, c, k;
+
+	if (!f)
+		return;
+	for (i = 0; i < f->nr_rows; i++) {
+		struct tc_result_row *row = &f->rows[i];
+
+		for (c = 0; row->cells && c < f->nr_configs; c++) {
+			struct tc_result_cell *cell = &row->cells[c];
+
+			for (k = 0; cell->reps && k < cell->nr_reps; k++) {
+				free(cell->reps[k].idx);
+				free(cell->reps[k].cnt);
+				free(cell->reps[k].top);
+			}
+			free(cell->reps);
+			free(cell->values);
+		}
+		free(row->cells);
+		free(row->name);
+		free(row->title);
+	}
+	free(f->rows);
+	for (i = 0; i < f->nr_configs; i++)
+		free(f->configs[i]);
+	free(f->configs);
+	free(f->path);
+	free(f->suite);
+	free(f->release);
+	free(f->nodename);
+	free(f->machine);
+	free(f->cpu_model);
+	free(f->start);
+	free(f->end);
+	free(f->command);
+	free(f);
+}
+
+int tc_result_file_config(const struct tc_result_file *f, const char *name)
+{
+	int i;
+
+	for (i = 0; i < f->nr_configs; i++)
+		if (f->configs[i] && !strcmp(f->configs[i], name))
+			return i;
+	return -ENOENT;
+}
+
+int tc_result_file_row(const struct tc_result_file *f, const char *name)
+{
+	int i;
+
+	for (i = 0; i < f->nr_rows; i++)
+		if (f->rows[i].name && !strcmp(f->rows[i].name, name))
+			return i;
+	return -ENOENT;
+}
+
+void tc_result_rep_merge(const struct tc_result_rep *r, unsigned int k,
+			 struct tc_hist *h, struct tc_topn *t)
+{
+	tc_u128 sum = (tc_u128)r->sum_hi << 64 | r->sum_lo;
+	tc_u32 i;
+	unsigned int j;
+
+	if (!k)
+		return;
+	sum = sum * k + ((tc_u128)h->sum_hi << 64 | h->sum_lo);
+	h->sum_lo = (tc_u64)sum;
+	h->sum_hi = (tc_u64)(sum >> 64);
+	h->n += r->n * k;
+	h->overflow += r->overflow * k;
+	if (r->min < h->min)
+		h->min = r->min;
+	if (r->max > h->max)
+		h->max = r->max;
+	for (i = 0; i < r->nr; i++)
+		h->counts[r->idx[i]] += r->cnt[i] * k;
+	if (!t)
+		return;
+	/* Largest first: once a value is refused, every smaller one would be. */
+	for (i = r->top_len; i-- > 0;) {
+		if (t->len == t->cap && r->top[i] <= t->v[0])
+			break;
+		for (j = 0; j < k; j++)
+			tc_topn_add(t, r->top[i]);
+	}
+}

@@ -1,0 +1,851 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * src/cmd_compare.c - "tracecost compare": configurations of result files
+ * side by side, each cell with its change against the first column and a
+ * verdict from a bootstrap confidence interval (lib/compare.c), as text
+ * (the seed tables), markdown, CSV or JSON. Also the column loader shared
+ * with "tracecost plot".
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <tracecost/compare.h>
+#include <tracecost/report.h>
+#include <tracecost/result.h>
+
+#include "cli.h"
+
+#define CONFIDENCE	0.95
+
+/* ---- columns (shared with cmd_plot.c) ---- */
+
+static struct tc_result_file *load_file(const char *path)
+{
+	char err[TC_RESULT_ERR_LEN];
+	struct tc_result_file *f;
+	int ret = tc_result_file_read(path, &f, err, sizeof(err));
+
+	if (ret == -ENOMEM)
+		tc_cli_fail("%s", err);
+	if (ret)
+		tc_cli_usage("%s", err);
+	return f;
+}
+
+static void config_list(const struct tc_result_file *f, char *buf, size_t len)
+{
+	size_t off = 0;
+	int i;
+
+	buf[0] = 0;
+	for (i = 0; i < f->nr_configs && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "", f->configs[i]);
+}
+
+/*
+ * Default names: <release> where that names one column only, else
+ * <release>:<config>; when every column has the same release, the header
+ * says it once and the names are the configurations. Repeated names get
+ * "#2", "#3", ... Labels replace the first names.
+ */
+static void name_columns(struct tc_cli_column *col, int n, int nr_labels,
+			 char *const *labels)
+{
+	char (*base)[sizeof(col->name)] = calloc((size_t)n, sizeof(*base));
+	int i, j, same_release = 1;
+
+	if (!base)
+		tc_cli_fail("out of memory");
+	for (i = 1; i < n; i++)
+		same_release &= !strcmp(col[i].file->release, col[0].file->release);
+	for (i = 0; i < n; i++) {
+		const struct tc_result_file *f = col[i].file;
+		int k = 0;
+
+		for (j = 0; j < n; j++)
+			k += !strcmp(col[j].file->release, f->release);
+		if (same_release && n > 1)
+			snprintf(base[i], sizeof(base[i]), "%s", f->configs[col[i].config]);
+		else if (k == 1 && *f->release)
+			snprintf(base[i], sizeof(base[i]), "%.80s", f->release);
+		else
+			snprintf(base[i], sizeof(base[i]), "%.40s:%s", f->release,
+				 f->configs[col[i].config]);
+	}
+	for (i = 0; i < n; i++) {
+		int k = 1;
+
+		for (j = 0; j < i; j++)
+			k += !strcmp(base[j], base[i]);
+		if (k > 1)
+			snprintf(col[i].name, sizeof(col[i].name), "%.80s#%d", base[i], k);
+		else
+			snprintf(col[i].name, sizeof(col[i].name), "%s", base[i]);
+	}
+	free(base);
+	if (nr_labels > n)
+		tc_cli_usage("--label: %d labels for %d columns", nr_labels, n);
+	for (i = 0; i < nr_labels; i++) {
+		if (!*labels[i] || strlen(labels[i]) >= sizeof(col[i].name))
+			tc_cli_usage("--label: '%.40s' must have 1 to %zu characters", labels[i],
+				     sizeof(col[i].name) - 1);
+		snprintf(col[i].name, sizeof(col[i].name), "%s", labels[i]);
+	}
+}
+
+int tc_cli_columns_load(int nr_specs, char *const *specs, int nr_labels,
+			char *const *labels, struct tc_cli_column **cols)
+{
+	struct tc_result_file **files;
+	struct tc_cli_column *col = NULL;
+	int i, j, n = 0, cap = 0;
+
+	files = calloc((size_t)nr_specs + 1, sizeof(*files));
+	if (!files)
+		tc_cli_fail("out of memory");
+	for (i = 0; i < nr_specs; i++) {
+		const char *spec = specs[i], *colon = strrchr(spec, ':');
+		char path[4096], *cfg = NULL;
+		struct stat st;
+		struct tc_result_file *f = NULL;
+		int c0, c1;
+
+		/* FILE:CONFIG, unless the whole argument names a file. */
+		if (strlen(spec) >= sizeof(path))
+			tc_cli_usage("'%.40s...': file name too long", spec);
+		snprintf(path, sizeof(path), "%s", spec);
+		if (colon && colon > spec && colon[1] && stat(spec, &st)) {
+			path[colon - spec] = 0;
+			cfg = path + (colon - spec) + 1;
+		}
+		for (j = 0; j < i; j++)
+			if (files[j] && !strcmp(files[j]->path, path))
+				f = files[j];
+		if (!f)
+			f = files[i] = load_file(path);
+		if (cfg) {
+			char list[512];
+
+			c0 = tc_result_file_config(f, cfg);
+			if (c0 < 0) {
+				config_list(f, list, sizeof(list));
+				tc_cli_usage("%s: no configuration '%s' (the file has: %s)", path, cfg,
+					     list);
+			}
+			c1 = c0 + 1;
+		} else {
+			c0 = 0;
+			c1 = f->nr_configs;
+		}
+		for (j = c0; j < c1; j++) {
+			if (n == cap) {
+				cap = cap ? 2 * cap : 16;
+				col = realloc(col, (size_t)cap * sizeof(*col));
+				if (!col)
+					tc_cli_fail("out of memory");
+			}
+			col[n].file = f;
+			col[n].config = j;
+			col[n].arg = i;
+			n++;
+		}
+	}
+	name_columns(col, n, nr_labels, labels);
+	free(files);
+	*cols = col;
+	return n;
+}
+
+void tc_cli_columns_free(struct tc_cli_column *cols, int nr)
+{
+	int i, j;
+
+	for (i = 0; i < nr; i++) {
+		for (j = 0; j < i; j++)
+			if (cols[j].file == cols[i].file)
+				break;
+		if (j == i)
+			tc_result_file_free(cols[i].file);
+	}
+	free(cols);
+}
+
+/* ---- compare ---- */
+
+enum fmt { FMT_TEXT, FMT_MARKDOWN, FMT_CSV, FMT_JSON };
+
+struct cmp_opts {
+	enum fmt fmt;
+	bool metrics[TC_NR_METRICS];
+	bool ticks;
+	double percentile;		/* 0: the first file's */
+	unsigned int resamples;
+	uint64_t seed;
+	char **labels;
+	int nr_labels;
+};
+
+enum { OPT_LABEL = 256, OPT_METRICS, OPT_FORMAT, OPT_UNIT, OPT_PERCENTILE, OPT_RESAMPLES,
+	OPT_SEED, OPT_HELP };
+
+static const struct option long_opts[] = {
+	{ "label", required_argument, NULL, OPT_LABEL },
+	{ "metrics", required_argument, NULL, OPT_METRICS },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "unit", required_argument, NULL, OPT_UNIT },
+	{ "percentile", required_argument, NULL, OPT_PERCENTILE },
+	{ "resamples", required_argument, NULL, OPT_RESAMPLES },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(void)
+{
+	printf("usage: tracecost compare FILE[:CONFIG]... [--label NAME]... [--metrics LIST]\n"
+	       "                         [--format text|markdown|csv|json] [--unit ns|ticks]\n"
+	       "                         [--percentile P] [--resamples B] [--seed N]\n\n"
+	       "  FILE[:CONFIG]    a result file (tracecost run --json), all its configurations\n"
+	       "                   or the one named; columns in the order given, the first is\n"
+	       "                   the reference\n"
+	       "  --label NAME     name of the next column (repeat; default <release> or\n"
+	       "                   <release>:<config>)\n"
+	       "  --metrics LIST   rows, from average,median,max_avg,percentile,min,max or all\n"
+	       "                   (default average,median,max_avg,percentile)\n"
+	       "  --format F       text (default), markdown, csv or json\n"
+	       "  --unit ns|ticks  ns per pair (default; each file's counter frequency) or ticks\n"
+	       "  --percentile P   the percentile row (default: the first file's)\n"
+	       "  --resamples B    bootstrap resamples of the repetitions (default 2000)\n"
+	       "  --seed N         seed of the resampling (default 1)\n\n"
+	       "Each cell after the first: value, change against the first column, and a\n"
+	       "verdict from the 95%% bootstrap percentile interval of the difference:\n"
+	       "> slower, < faster, ~ no significant difference, ? n/a (one repetition).\n"
+	       "Changes from +1000%% on show as the ratio: x42 is 42 times the reference.\n");
+}
+
+static void parse_metrics(struct cmp_opts *o, const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save;
+	int m;
+
+	if (!copy)
+		tc_cli_fail("out of memory");
+	memset(o->metrics, 0, sizeof(o->metrics));
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "all")) {
+			for (m = 0; m < TC_NR_METRICS; m++)
+				o->metrics[m] = true;
+			continue;
+		}
+		m = tc_metric_parse(tok);
+		if (m < 0)
+			tc_cli_usage("--metrics: unknown metric '%s' (average, median, max_avg, "
+				     "percentile, min, max, all)", tok);
+		o->metrics[m] = true;
+	}
+	free(copy);
+	for (m = 0; m < TC_NR_METRICS && !o->metrics[m]; m++)
+		;
+	if (m == TC_NR_METRICS)
+		tc_cli_usage("--metrics: empty list");
+}
+
+static int parse(int argc, char **argv, struct cmp_opts *o)
+{
+	int c;
+
+	*o = (struct cmp_opts){ .resamples = TC_COMPARE_DEFAULT_B, .seed = 1 };
+	o->metrics[TC_METRIC_AVERAGE] = o->metrics[TC_METRIC_MEDIAN] = true;
+	o->metrics[TC_METRIC_MAX_AVG] = o->metrics[TC_METRIC_PERCENTILE] = true;
+	o->labels = calloc((size_t)argc + 1, sizeof(*o->labels));
+	if (!o->labels)
+		tc_cli_fail("out of memory");
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":", long_opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_LABEL:
+			o->labels[o->nr_labels++] = optarg;
+			break;
+		case OPT_METRICS:
+			parse_metrics(o, optarg);
+			break;
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "text"))
+				o->fmt = FMT_TEXT;
+			else if (!strcmp(optarg, "markdown"))
+				o->fmt = FMT_MARKDOWN;
+			else if (!strcmp(optarg, "csv"))
+				o->fmt = FMT_CSV;
+			else if (!strcmp(optarg, "json"))
+				o->fmt = FMT_JSON;
+			else
+				tc_cli_usage("--format: '%s' is not text, markdown, csv or json",
+					     optarg);
+			break;
+		case OPT_UNIT:
+			if (!strcmp(optarg, "ns"))
+				o->ticks = false;
+			else if (!strcmp(optarg, "ticks") || !strcmp(optarg, "cycles"))
+				o->ticks = true;
+			else
+				tc_cli_usage("--unit: '%s' is not ns or ticks", optarg);
+			break;
+		case OPT_PERCENTILE:
+			o->percentile = tc_cli_parse_double("--percentile", optarg, 0, 100);
+			break;
+		case OPT_RESAMPLES:
+			o->resamples = (unsigned int)tc_cli_parse_u64("--resamples", optarg, 100,
+								      100000);
+			break;
+		case OPT_SEED:
+			o->seed = tc_cli_parse_u64("--seed", optarg, 0, UINT64_MAX);
+			break;
+		case OPT_HELP:
+			usage();
+			exit(TC_EXIT_OK);
+		case ':':
+			tc_cli_usage("%s: missing value", argv[optind - 1]);
+		default:
+			tc_cli_usage("unknown option '%s' (try 'tracecost compare --help')",
+				     argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		tc_cli_usage("compare: no result file (try 'tracecost compare --help')");
+	return optind;
+}
+
+/* Counters within this relative distance share one frequency (same rate). */
+#define SAME_RATE	1e-3
+
+/*
+ * Same suite and version everywhere; the scale of each column (ticks per
+ * sample to ns or ticks per pair); the percentile and N of max_avg.
+ */
+static void check_columns(const struct tc_cli_column *col, int n, struct cmp_opts *o,
+			  unsigned int *highest, double *freq, double *scale)
+{
+	const struct tc_result_file *f0 = col[0].file;
+	int i;
+
+	*highest = f0->highest;
+	for (i = 1; i < n; i++) {
+		const struct tc_result_file *f = col[i].file;
+
+		if (strcmp(f->suite, f0->suite))
+			tc_cli_usage("%s (suite %s) and %s (suite %s): results of different "
+				     "suites cannot be compared", f0->path, f0->suite, f->path,
+				     f->suite);
+		if (f->version != f0->version)
+			tc_cli_usage("%s (file_version %d) and %s (file_version %d): different "
+				     "schema versions", f0->path, f0->version, f->path, f->version);
+		if (f->highest < *highest)
+			*highest = f->highest;
+	}
+	for (i = 0; i < n; i++) {
+		const struct tc_result_file *f = col[i].file;
+		bool same = f0->freq_hz > 0 && f->freq_hz > 0 &&
+			    fabs(f->freq_hz / f0->freq_hz - 1) <= SAME_RATE;
+
+		if (!o->ticks && !(f->freq_hz > 0))
+			tc_cli_usage("%s records no counter frequency: cannot convert to ns "
+				     "(use --unit ticks)", f->path);
+		if (o->ticks && f0->freq_hz > 0 && f->freq_hz > 0 && !same)
+			tc_cli_usage("--unit ticks: %s (%.3f MHz) and %s (%.3f MHz) count at "
+				     "different rates; compare in ns", f0->path, f0->freq_hz / 1e6,
+				     f->path, f->freq_hz / 1e6);
+		freq[i] = same ? f0->freq_hz : f->freq_hz;
+		scale[i] = o->ticks ? 1.0 / f->batch : 1e9 / (freq[i] * f->batch);
+	}
+	if (!o->percentile)
+		o->percentile = f0->percentile;
+}
+
+/*
+ * The column @c is compared with. One FILE[:CONFIG] argument: the first
+ * column (the seed tables: each configuration against the first). Several:
+ * the first argument's columns are the references, and every other column
+ * is compared with the first column before it of the same configuration
+ * (e.g. a kernel against the same configuration of the first kernel), or
+ * with the first column when there is none. -1 for a reference.
+ */
+static int reference(const struct tc_cli_column *col, int n, int c)
+{
+	const char *cfg = col[c].file->configs[col[c].config];
+	int j;
+
+	if (col[n - 1].arg == 0)
+		return c ? 0 : -1;
+	if (col[c].arg == 0)
+		return -1;
+	for (j = 0; j < c; j++)
+		if (!strcmp(col[j].file->configs[col[j].config], cfg))
+			return j;
+	return 0;
+}
+
+static const char *metric_label(int m, double p, char *buf, size_t len)
+{
+	if (m == TC_METRIC_PERCENTILE) {
+		snprintf(buf, len, "%g percentile", p);
+		return buf;
+	}
+	return tc_metric_name(m);
+}
+
+static void fmt_value(char *buf, size_t len, double v)
+{
+	snprintf(buf, len, fabs(v) >= 1000 ? "%.0f" : "%.1f", v);
+}
+
+/* The change in %; from +1000% on, the ratio ("x42"), which stays short. */
+static void fmt_change(char *buf, size_t len, double pct)
+{
+	if (isnan(pct))
+		snprintf(buf, len, "-");
+	else if (pct >= 999.5 && pct < 999900)
+		snprintf(buf, len, "x%.0f", 1 + pct / 100);
+	else if (pct >= 999900)
+		snprintf(buf, len, ">x9999");
+	else
+		snprintf(buf, len, fabs(pct) < 9.95 ? "%+.1f%%" : "%+.0f%%", pct);
+}
+
+static char verdict_mark(enum tc_verdict v)
+{
+	switch (v) {
+	case TC_VERDICT_SLOWER:
+		return '>';
+	case TC_VERDICT_FASTER:
+		return '<';
+	case TC_VERDICT_SAME:
+		return '~';
+	default:
+		return '?';
+	}
+}
+
+static const char *verdict_word(enum tc_verdict v)
+{
+	switch (v) {
+	case TC_VERDICT_SLOWER:
+		return "slower";
+	case TC_VERDICT_FASTER:
+		return "faster";
+	case TC_VERDICT_SAME:
+		return "~";
+	default:
+		return "n/a";
+	}
+}
+
+struct ctx {
+	const struct tc_cli_column *col;
+	const struct tc_compare_column *cc;
+	int n;
+	const double *freq;		/* frequency each column is converted with */
+	const struct cmp_opts *o;
+	const struct tc_compare *res;
+	unsigned int highest;
+	const char *unit;
+};
+
+static bool is_ref(const struct ctx *x, int c)
+{
+	return x->cc[c].ref < 0 || x->cc[c].ref == c;
+}
+
+static void print_header(const struct ctx *x, FILE *f, const char *pre)
+{
+	const struct tc_result_file *f0 = x->col[0].file;
+	bool same_release = true, own = false;
+	int i, j;
+
+	for (i = 1; i < x->n; i++)
+		same_release &= !strcmp(x->col[i].file->release, f0->release);
+	fprintf(f, "%stracecost compare: suite %s, %d column%s%s%s\n", pre, f0->suite, x->n,
+		x->n > 1 ? "s" : "", same_release ? ", kernel " : "",
+		same_release ? f0->release : "");
+	for (i = 0; i < x->n; i++) {
+		const struct tc_result_file *fi = x->col[i].file;
+		char vs[128] = "reference";
+
+		if (x->cc[i].ref >= 0 && x->cc[i].ref != i)
+			snprintf(vs, sizeof(vs), "vs %s", x->col[x->cc[i].ref].name);
+		fprintf(f, "%s  %s: %s:%s (%s), %s on %s (%s), %u repetition%s x %d CPU%s, "
+			"batch %u, do_work %s\n", pre, x->col[i].name, fi->path,
+			fi->configs[x->col[i].config], vs, fi->release, fi->nodename,
+			fi->cpu_model, fi->repeat, fi->repeat > 1 ? "s" : "", fi->nr_cpus,
+			fi->nr_cpus > 1 ? "s" : "", fi->batch, fi->do_work ? "on" : "off");
+		own |= x->freq[i] != x->freq[0];
+	}
+	if (x->o->ticks) {
+		fprintf(f, "%sunit: counter ticks per pair (%.3f MHz)\n", pre, f0->freq_hz / 1e6);
+	} else if (!own) {
+		fprintf(f, "%sunit: ns per pair, counter ticks converted with %s's %.3f MHz%s\n",
+			pre, f0->path, x->freq[0] / 1e6, x->n > 1 && x->col[x->n - 1].file != f0 ?
+			" (every file's counter within 0.1% of it: one rate)" : "");
+	} else {
+		fprintf(f, "%sunit: ns per pair; the counters run at different rates, each file's "
+			"ticks converted with its own frequency:", pre);
+		for (i = 0; i < x->n; i++) {
+			for (j = 0; j < i; j++)
+				if (x->col[j].file == x->col[i].file)
+					break;
+			if (j == i)
+				fprintf(f, " %s %.3f MHz", x->col[i].file->path, x->freq[i] / 1e6);
+		}
+		fputc('\n', f);
+	}
+	fprintf(f, "%smethod: %.0f%% bootstrap percentile interval of each difference, %u "
+		"resamples of the repetitions (seed %llu; columns of one run resampled "
+		"together); max_avg over the %u highest samples\n", pre, CONFIDENCE * 100,
+		x->o->resamples, (unsigned long long)x->o->seed, x->highest);
+}
+
+/* Text: value, change and mark, sub-aligned, so that 5 columns fit 80 characters. */
+static void print_text(const struct ctx *x)
+{
+	int r, c, m, lw = 6;
+	char lab[64];
+
+	print_header(x, stdout, "");
+	putchar('\n');
+	for (m = 0; m < TC_NR_METRICS; m++) {
+		int len = (int)strlen(metric_label(m, x->o->percentile, lab, sizeof(lab)));
+
+		if (x->o->metrics[m] && len > lw)
+			lw = len;
+	}
+	for (r = 0; r < x->res->nr_rows; r++) {
+		const struct tc_compare_row *row = &x->res->rows[r];
+		int *valw, *pctw, *cw;
+
+		valw = calloc((size_t)x->n * 3, sizeof(int));
+		if (!valw)
+			tc_cli_fail("out of memory");
+		pctw = valw + x->n;
+		cw = pctw + x->n;
+		for (c = 0; c < x->n; c++) {
+			for (m = 0; m < TC_NR_METRICS; m++) {
+				const struct tc_compare_cell *cell = &row->cells[c * TC_NR_METRICS + m];
+				char buf[64];
+
+				if (!x->o->metrics[m] || !cell->present)
+					continue;
+				fmt_value(buf, sizeof(buf), cell->value);
+				if ((int)strlen(buf) > valw[c])
+					valw[c] = (int)strlen(buf);
+				fmt_change(buf, sizeof(buf), cell->change);
+				if (is_ref(x, c))
+					continue;
+				if ((int)strlen(buf) > pctw[c])
+					pctw[c] = (int)strlen(buf);
+			}
+			cw[c] = valw[c] + (is_ref(x, c) ? 0 : pctw[c] + 3);
+			if ((int)strlen(x->col[c].name) > cw[c])
+				cw[c] = (int)strlen(x->col[c].name);
+		}
+		printf("%s\n\n%*s", row->title, lw, "Metric");
+		for (c = 0; c < x->n; c++)
+			printf("  %*s", cw[c], x->col[c].name);
+		putchar('\n');
+		for (m = 0; m < TC_NR_METRICS; m++) {
+			if (!x->o->metrics[m])
+				continue;
+			printf("%*s", lw, metric_label(m, x->o->percentile, lab, sizeof(lab)));
+			for (c = 0; c < x->n; c++) {
+				const struct tc_compare_cell *cell = &row->cells[c * TC_NR_METRICS + m];
+				char v[64], p[64], s[160];
+
+				if (!cell->present) {
+					printf("  %*s", cw[c], "-");
+					continue;
+				}
+				fmt_value(v, sizeof(v), cell->value);
+				if (!is_ref(x, c)) {
+					fmt_change(p, sizeof(p), cell->change);
+					snprintf(s, sizeof(s), "%*s %*s %c", valw[c], v, pctw[c], p,
+						 verdict_mark(cell->verdict));
+				} else {
+					snprintf(s, sizeof(s), "%s", v);
+				}
+				printf("  %*s", cw[c], s);
+			}
+			putchar('\n');
+		}
+		free(valw);
+		printf("\n> slower, < faster, ~ no significant difference (%.0f%%), ? n/a; "
+		       "xN: N times\n\n", CONFIDENCE * 100);
+	}
+}
+
+static void cell_long(char *buf, size_t len, const struct tc_compare_cell *cell, bool ref)
+{
+	char v[64], p[64], lo[64], hi[64];
+
+	if (!cell->present) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	fmt_value(v, sizeof(v), cell->value);
+	if (ref) {
+		snprintf(buf, len, "%s", v);
+		return;
+	}
+	fmt_change(p, sizeof(p), cell->change);
+	if (cell->verdict == TC_VERDICT_NA) {
+		snprintf(buf, len, "%s (%s, n/a)", v, p);
+		return;
+	}
+	snprintf(lo, sizeof(lo), "%+.2f", cell->lo);
+	snprintf(hi, sizeof(hi), "%+.2f", cell->hi);
+	snprintf(buf, len, "%.40s (%.20s, %s, [%.40s, %.40s])", v, p,
+		 verdict_word(cell->verdict), lo, hi);
+}
+
+static void print_markdown(const struct ctx *x)
+{
+	const char **names = calloc((size_t)x->n, sizeof(*names));
+	char **cells = calloc((size_t)x->n, sizeof(*cells));
+	char lab[64];
+	int r, c, m;
+
+	if (!names || !cells)
+		tc_cli_fail("out of memory");
+	print_header(x, stdout, "> ");
+	printf("> cells: value (change, verdict, [%.0f%% interval of the difference])\n\n",
+	       CONFIDENCE * 100);
+	for (c = 0; c < x->n; c++) {
+		names[c] = x->col[c].name;
+		cells[c] = malloc(256);
+		if (!cells[c])
+			tc_cli_fail("out of memory");
+	}
+	for (r = 0; r < x->res->nr_rows; r++) {
+		const struct tc_compare_row *row = &x->res->rows[r];
+		struct tc_table *t = tc_table_new(row->title, "Metric", x->n, names);
+
+		if (!t)
+			tc_cli_fail("out of memory");
+		for (m = 0; m < TC_NR_METRICS; m++) {
+			if (!x->o->metrics[m])
+				continue;
+			for (c = 0; c < x->n; c++)
+				cell_long(cells[c], 256, &row->cells[c * TC_NR_METRICS + m],
+					  is_ref(x, c));
+			if (tc_table_add_row(t, metric_label(m, x->o->percentile, lab, sizeof(lab)),
+					     (const char *const *)cells))
+				tc_cli_fail("out of memory");
+		}
+		tc_table_print(t, stdout, TC_TABLE_MARKDOWN);
+		tc_table_free(t);
+	}
+	for (c = 0; c < x->n; c++)
+		free(cells[c]);
+	free(cells);
+	free(names);
+}
+
+static void csv_field(const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, stdout);
+		return;
+	}
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+static void csv_num(double v)
+{
+	if (isnan(v))
+		fputs(",", stdout);
+	else
+		printf(",%.6g", v);
+}
+
+/* CSV, one line per cell (long format): easy to load in a spreadsheet or R. */
+static void print_csv(const struct ctx *x)
+{
+	char lab[64];
+	int r, c, m;
+
+	printf("section,metric,column,file,configuration,value,change_pct,diff_lo,diff_hi,"
+	       "verdict,unit\n");
+	for (r = 0; r < x->res->nr_rows; r++) {
+		const struct tc_compare_row *row = &x->res->rows[r];
+
+		for (m = 0; m < TC_NR_METRICS; m++) {
+			if (!x->o->metrics[m])
+				continue;
+			for (c = 0; c < x->n; c++) {
+				const struct tc_compare_cell *cell = &row->cells[c * TC_NR_METRICS + m];
+
+				if (!cell->present)
+					continue;
+				csv_field(row->title);
+				putchar(',');
+				csv_field(metric_label(m, x->o->percentile, lab, sizeof(lab)));
+				putchar(',');
+				csv_field(x->col[c].name);
+				putchar(',');
+				csv_field(x->col[c].file->path);
+				putchar(',');
+				csv_field(x->col[c].file->configs[x->col[c].config]);
+				csv_num(cell->value);
+				csv_num(cell->change);
+				csv_num(cell->lo);
+				csv_num(cell->hi);
+				printf(",%s,%s\n", is_ref(x, c) ? "reference" :
+				       tc_verdict_name(cell->verdict), x->unit);
+			}
+		}
+	}
+}
+
+static json_t *jnum(double v)
+{
+	return isnan(v) ? json_null() : json_real(v);
+}
+
+static void print_json(const struct ctx *x)
+{
+	json_t *root, *cols = json_array(), *secs = json_array();
+	int r, c, m;
+
+	for (c = 0; c < x->n; c++) {
+		const struct tc_result_file *f = x->col[c].file;
+
+		json_array_append_new(cols, json_pack(
+			"{s:s, s:o, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:o, s:f, s:b}",
+			"name", x->col[c].name,
+			"reference", is_ref(x, c) ? json_null() : json_string(x->col[x->cc[c].ref].name),
+			"file", f->path,
+			"configuration", f->configs[x->col[c].config], "release", f->release,
+			"nodename", f->nodename, "cpu_model", f->cpu_model,
+			"repetitions", (int)f->repeat, "cpus", f->nr_cpus, "batch", (int)f->batch,
+			"frequency_hz", f->freq_hz > 0 ? json_real(f->freq_hz) : json_null(),
+			"converted_with_hz", x->freq[c], "do_work", f->do_work));
+	}
+	for (r = 0; r < x->res->nr_rows; r++) {
+		const struct tc_compare_row *row = &x->res->rows[r];
+		json_t *rows = json_array();
+
+		for (m = 0; m < TC_NR_METRICS; m++) {
+			json_t *cells = json_array();
+
+			if (!x->o->metrics[m]) {
+				json_decref(cells);
+				continue;
+			}
+			for (c = 0; c < x->n; c++) {
+				const struct tc_compare_cell *cell = &row->cells[c * TC_NR_METRICS + m];
+
+				if (!cell->present) {
+					json_array_append_new(cells, json_null());
+					continue;
+				}
+				json_array_append_new(cells, json_pack(
+					"{s:o, s:i, s:o, s:o, s:o, s:s}",
+					"value", jnum(cell->value), "repetitions", cell->reps,
+					"change_pct", jnum(cell->change),
+					"diff_lo", jnum(cell->lo), "diff_hi", jnum(cell->hi),
+					"verdict", is_ref(x, c) ? "reference" :
+					tc_verdict_name(cell->verdict)));
+			}
+			json_array_append_new(rows, json_pack("{s:s, s:o}", "metric",
+							      tc_metric_name(m), "cells", cells));
+		}
+		json_array_append_new(secs, json_pack("{s:s, s:s, s:o}", "name", row->name,
+						      "title", row->title, "rows", rows));
+	}
+	root = json_pack("{s:i, s:s, s:s, s:f, s:s, s:I, s:I}", "compare_version", 1,
+			 "suite", x->col[0].file->suite, "unit", x->unit,
+			 "confidence", CONFIDENCE, "method",
+			 "bootstrap percentile interval of the difference; repetitions "
+			 "resampled with replacement, columns of one run together",
+			 "resamples", (json_int_t)x->o->resamples, "seed", (json_int_t)x->o->seed);
+	if (!root)
+		tc_cli_fail("out of memory");
+	json_object_set_new(root, "percentile", json_real(x->o->percentile));
+	json_object_set_new(root, "highest", json_integer(x->highest));
+	json_object_set_new(root, "columns", cols);
+	json_object_set_new(root, "sections", secs);
+	if (json_dumpf(root, stdout, JSON_INDENT(1)))
+		tc_cli_fail("writing JSON: %s", strerror(errno));
+	putchar('\n');
+	json_decref(root);
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct tc_compare_column *cc;
+	struct tc_cli_column *col;
+	struct tc_compare_opts co;
+	struct tc_compare *res;
+	struct cmp_opts o;
+	struct ctx x;
+	unsigned int highest;
+	double *freq, *scale;
+	int first, n, i, err;
+
+	first = parse(argc, argv, &o);
+	n = tc_cli_columns_load(argc - first, argv + first, o.nr_labels, o.labels, &col);
+	cc = calloc((size_t)n, sizeof(*cc));
+	freq = calloc((size_t)n, sizeof(*freq));
+	scale = calloc((size_t)n, sizeof(*scale));
+	if (!cc || !freq || !scale)
+		tc_cli_fail("out of memory");
+	check_columns(col, n, &o, &highest, freq, scale);
+	for (i = 0; i < n; i++) {
+		cc[i].file = col[i].file;
+		cc[i].config = col[i].config;
+		cc[i].scale = scale[i];
+		cc[i].ref = reference(col, n, i);
+	}
+	co = (struct tc_compare_opts){
+		.resamples = o.resamples, .seed = o.seed, .confidence = CONFIDENCE,
+		.percentile = o.percentile, .highest = highest,
+	};
+	err = tc_compare_run(cc, n, &co, &res);
+	if (err)
+		tc_cli_fail("compare: %s", strerror(-err));
+	x = (struct ctx){ .col = col, .cc = cc, .n = n, .freq = freq, .o = &o, .res = res,
+			  .highest = highest, .unit = o.ticks ? "ticks" : "ns" };
+	switch (o.fmt) {
+	case FMT_TEXT:
+		print_text(&x);
+		break;
+	case FMT_MARKDOWN:
+		print_markdown(&x);
+		break;
+	case FMT_CSV:
+		print_csv(&x);
+		break;
+	case FMT_JSON:
+		print_json(&x);
+		break;
+	}
+	if (fflush(stdout))
+		tc_cli_fail("writing the output: %s", strerror(errno));
+	tc_compare_free(res);
+	free(cc);
+	free(freq);
+	free(scale);
+	tc_cli_columns_free(col, n);
+	free(o.labels);
+	return TC_EXIT_OK;
+}

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * src/cmd_restore.c - "tracecost restore": finish the restore of a run that
+ * was killed (kill -9, power cut of the shell, ...). Reads the state file
+ * that every tracing run writes before changing anything
+ * (TC_TRACEFS_STATE_DIR/state, lib/tracefs.c), removes the private instances
+ * it names, writes recorded top-level files back, and deletes it. Without a
+ * state file there is nothing to do. Buffer contents cannot be restored.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tracecost/tracefs.h>
+
+#include "cli.h"
+
+static void usage(void)
+{
+	printf("usage: tracecost restore\n\n"
+	       "Put back the tracing settings a killed tracecost run changed, from its state\n"
+	       "file %s/state, and remove that file. Needs root.\n", TC_TRACEFS_STATE_DIR);
+}
+
+int cmd_restore(int argc, char **argv)
+{
+	struct tc_restore_report r;
+	char err[512];
+	int ret;
+
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		usage();
+		return TC_EXIT_OK;
+	}
+	if (argc > 1)
+		tc_cli_usage("restore: unexpected argument '%s' (try 'tracecost restore --help')",
+			     argv[1]);
+	if (access(TC_TRACEFS_STATE_DIR "/state", F_OK) && errno == ENOENT) {
+		printf("tracecost: nothing to restore (no %s/state)\n", TC_TRACEFS_STATE_DIR);
+		return TC_EXIT_OK;
+	}
+	if (geteuid())
+		tc_cli_fail("restore needs root (tracefs): the state file %s/state is still there",
+			    TC_TRACEFS_STATE_DIR);
+	ret = tc_tracefs_restore(NULL, &r, err, sizeof(err));
+	if (ret == -EBUSY)
+		tc_cli_fail("%s: that run restores by itself when it ends", err);
+	if (ret)
+		tc_cli_fail("restore failed: %s; the state file stays", err);
+	if (!r.found) {
+		printf("tracecost: nothing to restore (no %s/state)\n", TC_TRACEFS_STATE_DIR);
+		return TC_EXIT_OK;
+	}
+	printf("tracecost: restored the tracing settings of run %ld: %d instance%s removed, "
+	       "%d file%s written back; buffer contents cannot be restored\n", r.pid,
+	       r.instances, r.instances == 1 ? "" : "s", r.files, r.files == 1 ? "" : "s");
+	return TC_EXIT_OK;
+}

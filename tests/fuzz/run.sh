@@ -1,0 +1,54 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Run the result-reader fuzzer (tests/fuzz/fuzz_result_read.c, libFuzzer):
+# first every input of tests/fuzz/regress/ (inputs that once crashed it)
+# and of the seed corpus, once each; then new inputs for SECONDS, mutated
+# from the seed corpus with the format's dictionary. New corpus entries go
+# to a temporary directory: the tree is left unchanged.
+# A crash leaves its input in $TC_FUZZ_ARTIFACTS (default: a kept temporary
+# directory, printed); add it to tests/fuzz/regress/ with the fix.
+# Usage: tests/fuzz/run.sh FUZZ_BIN SECONDS
+set -u
+bin=$1
+secs=$2
+here=$(dirname "$(readlink -f "$0")")
+work=$(mktemp -d)
+log=$work/fuzz.log
+artifacts=${TC_FUZZ_ARTIFACTS:-$work/artifacts}
+mkdir -p "$work/corpus" "$artifacts"
+pass=0
+fail=0
+
+# Replay: each file once (libFuzzer runs file arguments and exits).
+set -- "$here"/regress/* "$here"/corpus/*
+replay=""
+for f in "$@"; do
+	case "$f" in */README*) continue ;; esac
+	[ -f "$f" ] && replay="$replay $f"
+done
+# shellcheck disable=SC2086
+if "$bin" $replay >"$log" 2>&1; then
+	pass=$((pass + 1))
+	echo "ok   - fuzz: replayed $(echo $replay | wc -w) regression and seed inputs"
+else
+	fail=$((fail + 1))
+	echo "FAIL - fuzz: a regression or seed input crashes the reader:"
+	tail -30 "$log"
+fi
+
+if "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -dict="$here/result.dict" \
+	-artifact_prefix="$artifacts/" -print_final_stats=1 "$work/corpus" "$here/corpus" \
+	>"$log" 2>&1; then
+	pass=$((pass + 1))
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+	echo "ok   - fuzz: ${runs:-?} inputs in ${secs} s, no crash"
+	rm -rf "$work"
+else
+	fail=$((fail + 1))
+	echo "FAIL - fuzz: crash; input kept in $artifacts (add it to tests/fuzz/regress/):"
+	grep -E 'ERROR|invariant|SUMMARY|Test unit written' "$log" | head -10
+	rm -rf "$work/corpus"
+fi
+echo "fuzz: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

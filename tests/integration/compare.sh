@@ -1,0 +1,259 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Integration tests of tracecost compare, size and plot: the seed-style
+# table with changes and verdicts, a file against itself, the formats,
+# hostile result files (exit 2, one line, no output), the size table of the
+# toggle subject's builds, and a checked SVG. Asserts behaviour, never
+# timing: verdicts between different runs are only checked for consistency
+# with their intervals.
+# Usage: tests/integration/compare.sh path/to/tracecost
+set -u
+TC=$(readlink -f "$1")
+here=$(dirname "$(readlink -f "$0")")
+top=$(readlink -f "$here/../..")
+objs=$(dirname "$TC")/subjects
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); echo "ok   - $1"; }
+not_ok() { fail=$((fail + 1)); echo "FAIL - $1"; }
+check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
+
+# expect_rc RC "description" args...: exit RC, exactly one line on stderr,
+# nothing on stdout, no file left in $tmp/out (where the command runs).
+expect_rc() {
+	want=$1; desc=$2; shift 2
+	rm -rf "$tmp/out"; mkdir -p "$tmp/out"
+	(cd "$tmp/out" && "$TC" "$@" >"$tmp/stdout" 2>"$tmp/stderr")
+	rc=$?
+	lines=$(wc -l <"$tmp/stderr")
+	if [ "$rc" -eq "$want" ] && [ "$lines" -eq 1 ] && [ ! -s "$tmp/stdout" ] &&
+	   [ -z "$(ls -A "$tmp/out")" ]; then
+		ok "$desc: exit $want: $(cut -c1-150 "$tmp/stderr")"
+	else
+		not_ok "$desc: rc=$rc, stderr lines=$lines, stdout $(wc -c <"$tmp/stdout") bytes: $(head -3 "$tmp/stderr" | cut -c1-200)"
+	fi
+}
+expect_usage() { expect_rc 2 "$@"; }
+
+# Three small runs on one CPU: 5 repetitions, 5 with --do-work, 1.
+"$TC" run --cpus 0 --samples 3000 --repeat 5 --json "$tmp/a.json" >/dev/null 2>&1 &&
+"$TC" run --cpus 0 --samples 3000 --repeat 5 --do-work --json "$tmp/b.json" >/dev/null 2>&1 &&
+"$TC" run --cpus 0 --samples 3000 --repeat 1 --json "$tmp/one.json" >/dev/null 2>&1
+check "three result files" '[ -s "$tmp/a.json" ] && [ -s "$tmp/b.json" ] && [ -s "$tmp/one.json" ]'
+cd "$tmp" || exit 1
+
+# ---- compare: one file, the seed tables with changes and verdicts ----
+"$TC" compare a.json >"$tmp/c1.out" 2>"$tmp/c1.err"
+check "compare a.json: exit 0" '[ $? -eq 0 ] && [ ! -s "$tmp/c1.err" ]'
+for sect in "IRQ Metrics" "Preempt Metrics" "IRQ save/restore Metrics"; do
+	check "compare: section '$sect'" 'grep -qx "$sect" "$tmp/c1.out"'
+done
+check "compare: header line with the five columns" \
+	'grep -Eq "^ *Metric +stock +call +call\+ +static +static\+$" "$tmp/c1.out"'
+for row in average median max_avg "99 percentile"; do
+	check "compare: row '$row' in 3 sections" \
+		'[ $(grep -c "^ *$row  " "$tmp/c1.out") -eq 3 ]'
+done
+# each row: the reference value, then four cells "value change mark"
+check "compare: every cell after the first has a change and a verdict mark" \
+	'[ $(grep -E "^ *(average|median|max_avg|99 percentile) " "$tmp/c1.out" |
+	     grep -cE "^ *[a-z_0-9 ]+ +[0-9.]+( +[0-9.]+ +([+-][0-9.]+%|-|x[0-9]+|>x9999) [<>~?]){4}$") -eq 12 ]'
+check "compare: legend under each table" \
+	'[ $(grep -c "^> slower, < faster, ~ no significant difference (95%), ? n/a" "$tmp/c1.out") -eq 3 ]'
+check "compare: five columns fit 80 characters" \
+	'[ $(grep -E "^ *(Metric|average|median|max_avg|99 percentile) " "$tmp/c1.out" |
+	     awk "{ if (length > m) m = length } END { print m + 0 }") -le 80 ]'
+check "compare: header names method, unit and runs" \
+	'grep -q "bootstrap percentile interval" "$tmp/c1.out" &&
+	 grep -q "^unit: ns per pair" "$tmp/c1.out" && grep -q "5 repetitions" "$tmp/c1.out"'
+
+# ---- a file against itself: no significant difference anywhere ----
+"$TC" compare a.json a.json --metrics all --format json >"$tmp/self.json" 2>"$tmp/self.err"
+check "self: exit 0, JSON" 'jq -e .sections "$tmp/self.json" >/dev/null'
+check "self: every compared cell is 'no significant difference' with [0, 0]" \
+	'jq -e "[.sections[].rows[].cells[5:][] | .verdict == \"no significant difference\"
+		 and .diff_lo == 0 and .diff_hi == 0] | (length == 90) and all" "$tmp/self.json" >/dev/null'
+check "self: the first file's columns are the references" \
+	'jq -e "[.sections[].rows[].cells[:5][] | .verdict == \"reference\"] | all" "$tmp/self.json" >/dev/null'
+"$TC" compare a.json a.json >"$tmp/self.txt" 2>&1
+check "self (text): only '~' marks" \
+	'! grep -E "^ *(average|median|max_avg|99 percentile) " "$tmp/self.txt" | grep -q "[<>?]"'
+cp a.json copy.json
+"$TC" compare a.json:static copy.json:static --format json >"$tmp/copy.json" 2>/dev/null
+check "a copy of a file (same run) against the original: no significant difference" \
+	'jq -e "[.sections[].rows[].cells[1].verdict] | all(. == \"no significant difference\")" "$tmp/copy.json" >/dev/null'
+
+# ---- two runs, one with --do-work (the issue's "done when") ----
+"$TC" compare a.json b.json >"$tmp/ab.out" 2>"$tmp/ab.err"
+check "compare a.json b.json: exit 0" '[ $? -eq 0 ]'
+check "a b: ten columns, b's against the same configuration of a" \
+	'grep -Eq "^ *Metric +stock +call +call\+ +static +static\+ +stock#2 +call#2 +call\+#2 +static#2 +static\+#2$" "$tmp/ab.out" &&
+	 grep -q "static#2: b.json:static (vs static)" "$tmp/ab.out"'
+"$TC" compare a.json b.json --format json --metrics all >"$tmp/ab.json"
+check "a b (json): verdicts follow the intervals, lo <= hi" \
+	'jq -e "[.sections[].rows[].cells[5:][] | (.diff_lo <= .diff_hi) and
+		 (.verdict == (if .diff_lo > 0 then \"slower\" elif .diff_hi < 0 then \"faster\"
+		  else \"no significant difference\" end))] | all" "$tmp/ab.json" >/dev/null'
+check "a b (json): do_work recorded per column" \
+	'jq -e "[.columns[].do_work] == [false,false,false,false,false,true,true,true,true,true]" "$tmp/ab.json" >/dev/null'
+
+# ---- FILE:CONFIG, labels, metrics, formats ----
+"$TC" compare a.json:stock a.json:static b.json:static --label stock --label static \
+	--label work >"$tmp/pick.out"
+check "FILE:CONFIG and --label pick and name columns" \
+	'grep -Eq "^ *Metric +stock +static +work$" "$tmp/pick.out" &&
+	 grep -q "work: b.json:static (vs static)" "$tmp/pick.out"'
+"$TC" compare a.json --metrics median,max --format markdown >"$tmp/md.out"
+check "markdown: sections, rows, intervals" \
+	'[ $(grep -c "^### " "$tmp/md.out") -eq 3 ] && [ $(grep -c "^| *max |" "$tmp/md.out") -eq 3 ] &&
+	 grep -q "^| *median |" "$tmp/md.out" && ! grep -q "^| *average" "$tmp/md.out" &&
+	 grep -Eq "\[[+-][0-9.]+, [+-][0-9.]+\]" "$tmp/md.out"'
+"$TC" compare a.json --format csv >"$tmp/csv.out"
+check "csv: header and one line per cell (3 sections x 4 metrics x 5 columns)" \
+	'head -1 "$tmp/csv.out" | grep -qx "section,metric,column,file,configuration,value,change_pct,diff_lo,diff_hi,verdict,unit" &&
+	 [ $(($(wc -l <"$tmp/csv.out") - 1)) -eq 60 ]'
+"$TC" compare a.json --unit ticks --percentile 50 --resamples 200 --seed 7 >"$tmp/ticks.out"
+check "--unit ticks, --percentile, --resamples, --seed" \
+	'grep -q "^unit: counter ticks per pair" "$tmp/ticks.out" && grep -q "50 percentile" "$tmp/ticks.out" &&
+	 grep -q "200 resamples of the repetitions (seed 7" "$tmp/ticks.out"'
+"$TC" compare a.json > "$tmp/r1.out"; "$TC" compare a.json > "$tmp/r2.out"
+check "reproducible: the same command gives the same output" 'cmp -s "$tmp/r1.out" "$tmp/r2.out"'
+
+# ---- one repetition: n/a, never a guess ----
+"$TC" compare one.json one.json --format json >"$tmp/one.out"
+check "one repetition: verdict n/a, no interval" \
+	'jq -e "[.sections[].rows[].cells[5:][] | .verdict == \"n/a\" and .diff_lo == null] | all" "$tmp/one.out" >/dev/null'
+"$TC" compare one.json >"$tmp/one.txt"
+check "one repetition (text): '?' marks" \
+	'grep -E "^ *average " "$tmp/one.txt" | grep -q "?$"'
+
+# ---- units: counters at different rates ----
+jq '.counter.frequency_hz *= 2' a.json >fast.json
+"$TC" compare a.json:stock fast.json:stock >"$tmp/fast.out"
+check "different counter rates: converted per file, said in the header" \
+	'grep -q "the counters run at different rates" "$tmp/fast.out"'
+jq 'del(.counter)' a.json >nofreq.json
+jq '.suite = "kernel" | .kernel = .user | del(.user)' a.json >kernel.json
+
+# ---- refusals: exit 2, one line, nothing on stdout ----
+expect_usage "different suites" compare "$tmp/a.json" "$tmp/kernel.json"
+check "different suites: the line names both files" \
+	'grep -q "a.json (suite user) and .*kernel.json (suite kernel)" "$tmp/stderr"'
+expect_usage "--unit ticks across counter rates" compare "$tmp/a.json" "$tmp/fast.json" --unit ticks
+expect_usage "no counter frequency for ns" compare "$tmp/nofreq.json"
+expect_usage "unknown configuration" compare "$tmp/a.json:nosuch"
+expect_usage "too many labels" compare "$tmp/a.json:stock" --label x --label y
+expect_usage "unknown metric" compare "$tmp/a.json" --metrics p99
+expect_usage "bad format" compare "$tmp/a.json" --format xml
+expect_usage "--resamples 5" compare "$tmp/a.json" --resamples 5
+expect_usage "no file" compare
+expect_usage "missing file" compare "$tmp/nosuch.json"
+expect_usage "a directory" compare "$tmp"
+
+# Hostile result files.
+mkdir -p "$tmp/h"
+: >"$tmp/h/empty.json"
+head -c 3000 a.json >"$tmp/h/truncated.json"
+printf 'IRQ Metrics\n  average 19.0\n' >"$tmp/h/table.txt"
+head -c 4096 /dev/urandom >"$tmp/h/random.bin"
+jq '.file_version = 2' a.json >"$tmp/h/future.json"
+jq '.file_version = "1"' a.json >"$tmp/h/version-string.json"
+jq '.suite = "gpu"' a.json >"$tmp/h/unknown-suite.json"
+jq '.suite = "system" | .system = {}' a.json >"$tmp/h/system.json"
+jq 'del(.user.pairs)' a.json >"$tmp/h/no-pairs.json"
+jq '.user.pairs[0].cells[0].snapshots[0].n = -5' a.json >"$tmp/h/negative-n.json"
+jq '.user.pairs[0].cells[0].snapshots[0].buckets[0][1] = -1' a.json >"$tmp/h/negative-count.json"
+jq '.user.pairs[0].cells[0].snapshots[0].buckets[0][0] = 20000' a.json >"$tmp/h/bucket-range.json"
+jq '.user.pairs[0].cells[2].snapshots[0].buckets |= reverse' a.json >"$tmp/h/bucket-order.json"
+jq '.user.pairs[1].cells[2].snapshots[0].sum = "1"' a.json >"$tmp/h/bad-sum.json"
+jq '.user.pairs[0].cells[2].snapshots[0].top[0] = 99999999999' a.json >"$tmp/h/top-above-max.json"
+jq '.user.hist_layout = 7' a.json >"$tmp/h/layout.json"
+jq '.user.pairs[0].cells[0].configuration = "x"' a.json >"$tmp/h/bad-config.json"
+jq '.user.configurations[0].name = ("x" * 100000)' a.json >"$tmp/h/long-name.json"
+jq '.user.repeat = 1000' a.json >"$tmp/h/missing-reps.json"
+sed 's/"file_version":1/"file_version":99999999999999999999999/' a.json >"$tmp/h/huge-int.json"
+sed 's/"percentile":99/"percentile":1e999/' a.json >"$tmp/h/huge-real.json"
+awk 'BEGIN { for (i = 0; i < 100000; i++) printf "["; for (i = 0; i < 100000; i++) printf "]"; print "" }' >"$tmp/h/deep.json"
+for f in "$tmp"/h/*; do
+	expect_usage "hostile $(basename "$f")" compare "$f"
+	grep -q "^tracecost: $f: " "$tmp/stderr" || not_ok "hostile $(basename "$f"): the line names the file"
+done
+for f in "$top"/tests/fuzz/corpus/* "$top"/tests/fuzz/regress/*; do
+	case "$f" in *README*|*/\*) continue ;; esac
+	(cd "$tmp" && "$TC" compare "$f" >/dev/null 2>"$tmp/fz.err")
+	rc=$?
+	if [ "$rc" -eq 0 ] || { [ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/fz.err")" -eq 1 ]; }; then
+		ok "fuzz input $(basename "$f"): exit $rc"
+	else
+		not_ok "fuzz input $(basename "$f"): rc=$rc $(head -2 "$tmp/fz.err")"
+	fi
+done
+
+# ---- plot ----
+"$TC" plot a.json --out "$tmp/p.svg" >"$tmp/plot.out" 2>"$tmp/plot.err"
+check "plot: SVG written, nothing printed" \
+	'[ $? -eq 0 ] && [ -s "$tmp/p.svg" ] && [ ! -s "$tmp/plot.out" ] && head -c 200 "$tmp/p.svg" | grep -q "<svg\|<?xml"'
+check "plot: one series per column (5)" \
+	'[ $(grep -o "id=\"gnuplot_plot_[0-9]*\"" "$tmp/p.svg" | sort -u | wc -l) -eq 5 ]'
+check "plot: legend names the columns, title names the pair and machine" \
+	'for c in stock call call+ static static+; do grep -q "<text>$c</text>" "$tmp/p.svg" || exit 1; done &&
+	 grep -q "IRQ Metrics (irq)" "$tmp/p.svg" && grep -q "latency per pair (ns" "$tmp/p.svg"'
+"$TC" plot a.json:stock b.json:call --kind cdf --pair preempt --label A --label B \
+	--out "$tmp/c.svg" 2>/dev/null
+check "plot --kind cdf --pair: two series, labels" \
+	'[ $(grep -o "id=\"gnuplot_plot_[0-9]*\"" "$tmp/c.svg" | sort -u | wc -l) -eq 2 ] &&
+	 grep -q "<text>A</text>" "$tmp/c.svg" && grep -q "Preempt Metrics (preempt)" "$tmp/c.svg" &&
+	 grep -q "cumulative fraction" "$tmp/c.svg"'
+"$TC" plot a.json:static --out "$tmp/p.png" 2>/dev/null
+check "plot: PNG" '[ "$(head -c 4 "$tmp/p.png" | tail -c 3)" = "PNG" ]'
+expect_usage "plot: no --out" plot "$tmp/a.json"
+expect_usage "plot: --out .pdf" plot "$tmp/a.json" --out out.pdf
+expect_usage "plot: unknown pair" plot "$tmp/a.json" --pair nmi --out out.svg
+expect_usage "plot: --kind pie" plot "$tmp/a.json" --kind pie --out out.svg
+expect_usage "plot: hostile file" plot "$tmp/h/bucket-range.json" --out out.svg
+expect_usage "plot: --out in a missing directory" plot "$tmp/a.json" --out /nonexistent/x.svg
+rm -rf "$tmp/out"; mkdir -p "$tmp/out"
+(cd "$tmp/out" && PATH=/nonexistent "$TC" plot "$tmp/a.json" --out out.svg >"$tmp/stdout" 2>"$tmp/stderr")
+check "plot without gnuplot: exit 1, one line with the apt-get line, no file" \
+	'[ $? -eq 1 ] && [ $(wc -l <"$tmp/stderr") -eq 1 ] && [ -z "$(ls -A "$tmp/out")" ] &&
+	 grep -q "apt-get install gnuplot-nox" "$tmp/stderr"'
+
+# ---- size: two builds of the toggle subject ----
+"$TC" size "$objs/toggle_stock.o" "$objs/toggle_static.o" >"$tmp/size.out" 2>"$tmp/size.err"
+check "size: exit 0, the Binary size impact table" \
+	'[ $? -eq 0 ] && grep -qx "Binary size impact" "$tmp/size.out" &&
+	 grep -Eq "^ +bytes +toggle_stock.o +toggle_static.o$" "$tmp/size.out"'
+read -r st sd sb <<EOF
+$(size -B "$objs/toggle_stock.o" | awk 'NR == 2 { print $1, $2, $3 }')
+EOF
+read -r zt zd zb <<EOF
+$(size -B "$objs/toggle_static.o" | awk 'NR == 2 { print $1, $2, $3 }')
+EOF
+check "size: text, data, bss as binutils size -B, change in bytes and %" \
+	'grep -Eq "^ +text +$st +$zt \+$((zt - st)) \(\+[0-9.]+%\)$" "$tmp/size.out" &&
+	 grep -Eq "^ +data +$sd +$zd " "$tmp/size.out" && grep -Eq "^ +bss +$sb +$zb " "$tmp/size.out" &&
+	 grep -Eq "^ +total +$((st + sd + sb)) +$((zt + zd + zb)) " "$tmp/size.out"'
+"$TC" size "$objs/toggle_stock.o" "$objs/toggle_call.o" "$objs/toggle_static.o" \
+	--symbols 'loop_*' >"$tmp/sym.out" 2>&1
+check "size --symbols: instructions/bytes per matching function" \
+	'grep -Eq "^ +loop_irq +[0-9]+/[0-9]+ +[0-9]+/[0-9]+ \([+-][0-9]+/[+-][0-9]+\) " "$tmp/sym.out" &&
+	 [ $(grep -cE "^ +loop_" "$tmp/sym.out") -eq 6 ]'
+sz=$(nm -S "$objs/toggle_stock.o" | awk '$4 == "loop_irq" { print $2 }')
+check "size --symbols: bytes are the ELF symbol sizes" \
+	'[ "$(grep -E "^ +loop_irq " "$tmp/sym.out" | awk "{ split(\$2, a, \"/\"); print a[2] }")" = \
+	   "$(printf %d "0x$sz")" ]'
+objcopy --strip-all "$objs/toggle_stock.o" "$tmp/stripped.o"
+head -c 200 "$objs/toggle_stock.o" >"$tmp/trunc.o"
+expect_usage "size: not an ELF file" size "$tmp/a.json"
+expect_usage "size: missing file" size "$tmp/nosuch.o"
+expect_usage "size: truncated ELF" size "$tmp/trunc.o"
+expect_usage "size: stripped, --symbols" size "$tmp/stripped.o" --symbols 'loop_*'
+expect_usage "size: no function matches" size "$objs/toggle_stock.o" --symbols 'nosuch_*'
+expect_usage "size: no file" size
+
+echo "compare: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

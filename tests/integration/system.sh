@@ -1,0 +1,364 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Integration tests of "tracecost run --suite system" and "tracecost restore":
+# bad input (exit 2, one line, tracefs untouched), every workload's result
+# (finite, positive, the work asked for), that a profile really traced the
+# workload, and the restore contract on this machine's real tracefs: equal
+# settings before and after a run, after SIGINT mid-run, and after kill -9
+# followed by "tracecost restore". Asserts behaviour only, never timing.
+# The tracefs parts need root; without it they are skipped.
+# Usage: tests/integration/system.sh path/to/tracecost
+set -u
+TC=$(readlink -f "$1")
+here=$(dirname "$(readlink -f "$0")")
+top=$(readlink -f "$here/../..")
+tmp=$(mktemp -d)
+STATE=/run/tracecost/state
+bg=""
+cleanup() {
+	[ -n "$bg" ] && kill -9 -"$bg" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+pass=0
+fail=0
+skipped=0
+
+ok() { pass=$((pass + 1)); echo "ok   - $1"; }
+not_ok() { fail=$((fail + 1)); echo "FAIL - $1"; }
+skip() { skipped=$((skipped + 1)); echo "skip - $1"; }
+
+root=0
+[ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null && root=1
+
+# Every tracefs setting a run could change, read through a private mount
+# (so that reading mounts nothing anyone else sees).
+snap() {
+	unshare -m --propagation private sh -c '
+		t=$(awk "\$3 == \"tracefs\" { print \$2; exit }" /proc/mounts)
+		if [ -z "$t" ]; then
+			t=$(mktemp -d) && mount -t tracefs nodev "$t" || exit 1
+		fi
+		cd "$t" || exit 1
+		for f in tracing_on current_tracer buffer_size_kb trace_clock \
+			 tracing_cpumask set_event set_event_pid trace_options; do
+			echo "== $f"; cat "$f"
+		done
+		echo "== instances"; ls instances
+		echo "== filters"; grep -v "^none$" -H events/*/*/filter 2>/dev/null
+		echo "== enables"; grep -l 1 events/*/enable 2>/dev/null
+		for i in instances/*/; do
+			[ -d "$i" ] || continue
+			echo "== $i"; cat "$i/tracing_on" "$i/current_tracer" "$i/set_event"
+		done
+	' 2>&1
+}
+# Whether instance $1 exists now.
+has_instance() {
+	unshare -m --propagation private sh -c '
+		t=$(awk "\$3 == \"tracefs\" { print \$2; exit }" /proc/mounts)
+		if [ -z "$t" ]; then
+			t=$(mktemp -d) && mount -t tracefs nodev "$t" || exit 1
+		fi
+		[ -d "$t/instances/$1" ]' sh "$1"
+}
+mounted() { grep -E ' (tracefs|debugfs) ' /proc/mounts | sort; }
+# Wait up to 20 s for instance $1 (while pid $2 lives). Return 0 when seen.
+wait_instance() {
+	i=0
+	while [ $i -lt 200 ]; do
+		has_instance "$1" && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# A small tree for walk: root + 4 directories of 5 files = 25 entries.
+mkdir -p "$tmp/tree"
+for d in 1 2 3 4; do
+	mkdir "$tmp/tree/d$d"
+	for f in 1 2 3 4 5; do : >"$tmp/tree/d$d/f$f"; done
+done
+SMALL="--calls 20000 --round-trips 300 --ring-trips 30 --procs 2,3 --sizes 0,1
+	--files 40 --dir $tmp --groups 1 --fds 2 --loops 100 --tree $tmp/tree"
+
+# ---- bad input: exit 2, one line, nothing else happens ------------------
+[ $root -eq 1 ] && snap >"$tmp/snap0" && mounted >"$tmp/mnt0"
+printf '[ok]\nevent = sched:sched_switch\n[bad]\nevent sched:sched_switch\n' >"$tmp/syntax.profiles"
+printf '[p]\nsummary = typo\nevent = sched:sched_switchh\n' >"$tmp/event.profiles"
+printf '[p]\nevent = sched:sched_wakeup if prio <<< 3\n' >"$tmp/filter.profiles"
+printf '[syscalls]\nevent = sched:sched_switch\n' >"$tmp/builtin.profiles"
+expect_usage() {
+	desc=$1; shift
+	rm -rf "$tmp/out"; mkdir -p "$tmp/out"
+	(cd "$tmp/out" && "$TC" "$@" >"$tmp/stdout" 2>"$tmp/stderr")
+	rc=$?
+	lines=$(wc -l <"$tmp/stderr")
+	untouched=1
+	if [ $root -eq 1 ]; then
+		snap >"$tmp/snap1"
+		cmp -s "$tmp/snap0" "$tmp/snap1" || untouched=0
+		[ -e "$STATE" ] && untouched=0
+	fi
+	if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && [ ! -s "$tmp/stdout" ] &&
+	   [ -z "$(ls -A "$tmp/out")" ] && [ $untouched -eq 1 ]; then
+		ok "$desc: exit 2: $(cat "$tmp/stderr")"
+	else
+		not_ok "$desc: rc=$rc, stderr lines=$lines, tracefs untouched=$untouched: $(head -3 "$tmp/stderr")"
+	fi
+}
+S="run --suite system"
+expect_usage "unknown workload" $S --workloads getpid,nosuch --json out.json
+expect_usage "workload twice" $S --workloads getpid,getpid
+expect_usage "unknown profile" $S --profiles none,nosuch
+expect_usage "profile twice" $S --profiles none,none
+expect_usage "--repeat 0" $S --repeat 0
+expect_usage "--calls 0" $S --calls 0
+expect_usage "--procs 1" $S --workloads ctxsw --procs 1
+expect_usage "--procs 2,x" $S --procs 2,x
+expect_usage "--sizes 1m" $S --sizes 1m
+expect_usage "--tree missing" $S --workloads walk --tree /nonexistent/tree
+expect_usage "--dir missing" $S --workloads fs --dir /nonexistent/dir
+expect_usage "--ipc carrier" $S --ipc carrier
+expect_usage "--loops 0" $S --loops 0
+expect_usage "--json in a missing directory" $S --json /nonexistent/dir/x.json
+expect_usage "stray argument" $S stray
+expect_usage "--profile-file missing" $S --profile-file /nonexistent/p
+expect_usage "profile file: bad syntax" $S --profile-file "$tmp/syntax.profiles"
+grep -q "syntax.profiles:4: expected" "$tmp/stderr" && ok "syntax error names line 4" ||
+	not_ok "syntax error line: $(cat "$tmp/stderr")"
+expect_usage "profile file: built-in name" $S --profile-file "$tmp/builtin.profiles"
+expect_usage "restore with an argument" restore --now
+if [ $root -eq 1 ]; then
+	expect_usage "profile file: bad event" $S --profile-file "$tmp/event.profiles"
+	grep -q "event.profiles:3: unknown event 'sched:sched_switchh'" "$tmp/stderr" &&
+		ok "bad event names file, line 3 and event" || not_ok "bad event: $(cat "$tmp/stderr")"
+	expect_usage "profile file: bad filter" $S --profile-file "$tmp/filter.profiles"
+	grep -q "filter.profiles:2: bad filter for sched:sched_wakeup" "$tmp/stderr" &&
+		ok "bad filter names file, line 2 and event" || not_ok "bad filter: $(cat "$tmp/stderr")"
+	mounted >"$tmp/mnt1"
+	cmp -s "$tmp/mnt0" "$tmp/mnt1" && ok "bad input mounted nothing" ||
+		not_ok "mounts changed: $(diff "$tmp/mnt0" "$tmp/mnt1")"
+else
+	skip "profile file checks against the kernel (not root)"
+fi
+if "$TC" $S --help | grep -q -- '--profile-file'; then ok "run --suite system --help"; else
+	not_ok "run --suite system --help"; fi
+
+# ---- every workload, no tracing: figures and work ------------------------
+check() {
+	if jq -e "$2" "$1" >/dev/null 2>&1; then ok "json: $3"; else not_ok "json: $3"; fi
+}
+# shellcheck disable=SC2086
+if "$TC" $S --profiles none --repeat 2 $SMALL --json "$tmp/none.json" >"$tmp/none.out" \
+	2>"$tmp/none.err"; then
+	ok "all workloads under none"
+else
+	not_ok "all workloads under none: $(cat "$tmp/none.err")"
+fi
+check "$tmp/none.json" '.suite == "system" and .file_version == 1 and .system.repeat == 2' "header"
+check "$tmp/none.json" '[.system.workloads[].name] == ["getpid","pipe","ctxsw","fs","hackbench","walk"]' "six workloads"
+check "$tmp/none.json" '[.system.workloads[].metrics[].name] == ["getpid","pipe","ctxsw 2 procs","ctxsw 3 procs","fs 0k create","fs 0k delete","fs 1k create","fs 1k delete","hackbench","walk"]' "one metric per figure"
+check "$tmp/none.json" '[.system.workloads[].metrics[].cells[].values[] | (isinfinite or isnan or . <= 0) | not] | all' "every value finite and positive"
+check "$tmp/none.json" '[.system.workloads[].metrics[] | .work_asked as $w | .cells[].work[] == $w] | all' "work done == work asked"
+check "$tmp/none.json" '[.system.workloads[].metrics[] | select(.name == "walk") | .work_asked] == [25]' "walk found the 25 entries of the tree"
+check "$tmp/none.json" '[.system.workloads[].metrics[] | select(.name == "hackbench") | .work_asked] == [400]' "hackbench: 1 x 2 x 2 x 100 messages"
+check "$tmp/none.json" '. as $r | [.system.workloads[].metrics[] | select(.name == "getpid") | .work_asked] == [20000 * ($r.cpus | length)]' "getpid: calls x CPUs"
+check "$tmp/none.json" '[.system.workloads[].metrics[].cells[] | .values | length == 2] | all' "two values per cell"
+check "$tmp/none.json" '.system.tracefs == null and ([.system.workloads[].metrics[].cells[].events_written[]] | all(. == 0))' "none: no tracefs, no events"
+for t in "getpid:" "pipe:" "ctxsw 2 procs:" "fs 1k delete:" "hackbench:" "walk:"; do
+	grep -q "^$t" "$tmp/none.out" && ok "table '$t'" || not_ok "table '$t' missing"
+done
+c=$(grep -c '^ *median  ' "$tmp/none.out")
+[ "$c" -eq 10 ] && ok "a median row in each of the 10 tables" || not_ok "median rows: $c"
+
+# Without root: --profiles none works, a tracing profile says it needs root.
+if [ $root -eq 1 ] && command -v setpriv >/dev/null; then
+	as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"; }
+	cp "$TC" "$tmp/tc" && chmod 755 "$tmp" "$tmp/tc"
+	if (cd / && as_nobody "$tmp/tc" $S --profiles none --workloads getpid --calls 1000 \
+		--repeat 1 >/dev/null 2>"$tmp/nobody.err"); then
+		ok "not root: --profiles none runs"
+	else
+		not_ok "not root: --profiles none: $(cat "$tmp/nobody.err")"
+	fi
+	(cd / && as_nobody "$tmp/tc" $S --profiles none,syscalls --workloads getpid \
+		>"$tmp/nobody.out" 2>"$tmp/nobody.err")
+	rc=$?
+	if [ $rc -eq 1 ] && [ "$(wc -l <"$tmp/nobody.err")" -eq 1 ] &&
+	   grep -q 'root' "$tmp/nobody.err" && [ ! -s "$tmp/nobody.out" ]; then
+		ok "not root: tracing profile: exit 1: $(cat "$tmp/nobody.err")"
+	else
+		not_ok "not root: tracing profile: rc=$rc $(cat "$tmp/nobody.err")"
+	fi
+else
+	skip "unprivileged runs (not root, or no setpriv)"
+fi
+
+if [ $root -eq 0 ]; then
+	echo "system: $pass passed, $fail failed, $skipped skipped (tracefs tests need root)"
+	[ "$fail" -eq 0 ]
+	exit
+fi
+
+# ---- on the real tracefs ------------------------------------------------
+if [ -e "$STATE" ]; then
+	not_ok "a state file is already there ($STATE): not running the tracefs tests"
+	echo "system: $pass passed, $fail failed, $skipped skipped"
+	exit 1
+fi
+snap >"$tmp/before"
+mounted >"$tmp/mnt0"
+
+# "none": no instance, no state file, at any time during the run.
+"$TC" $S --profiles none --workloads getpid --calls 2000000 --repeat 3 >/dev/null 2>&1 &
+pid=$!
+seen=0
+while kill -0 $pid 2>/dev/null; do
+	{ has_instance "tracecost-$pid" || [ -e "$STATE" ]; } && seen=1
+	sleep 0.05
+done
+wait $pid
+[ $seen -eq 0 ] && ok "--profiles none: no instance and no state file during the run" ||
+	not_ok "--profiles none: an instance or state file appeared"
+
+# Tracing profiles on every workload; the profile really traced the workload.
+# shellcheck disable=SC2086
+if "$TC" $S --profiles none,syscalls,sched --repeat 2 $SMALL --json "$tmp/tr.json" \
+	>"$tmp/tr.out" 2>"$tmp/tr.err"; then
+	ok "all workloads under none, syscalls, sched"
+else
+	not_ok "all workloads under none, syscalls, sched: $(cat "$tmp/tr.err")"
+fi
+check "$tmp/tr.json" '[.system.workloads[].metrics[0].cells | map(.profile)] | all(. == ["none","syscalls","sched"])' "three columns per table"
+check "$tmp/tr.json" '[.system.workloads[] | select(.name == "getpid") | .metrics[0].cells[] | select(.profile == "syscalls") | .events_from_workload[] > 0] | all' "syscalls: the instance recorded sys_enter/exit of getpid's threads"
+check "$tmp/tr.json" '[.system.workloads[] | .metrics[0].cells[] | select(.profile == "syscalls") | .events_written[] > 0] | all' "syscalls: events on every workload"
+check "$tmp/tr.json" '[.system.workloads[] | .metrics[0].cells[] | select(.profile == "none") | .events_written[] == 0] | all' "none: no events"
+check "$tmp/tr.json" '[.system.workloads[].metrics[] | .work_asked as $w | .cells[].work[] == $w] | all' "traced: work done == work asked"
+check "$tmp/tr.json" '[.system.workloads[].metrics[].cells[] | select(.profile != "none") | .overhead_pct.median | type == "number"] | all' "an overhead per traced cell"
+check "$tmp/tr.json" '.system.tracefs.instance | test("^tracecost-[0-9]+$")' "instance named in the result"
+# The figures follow from the values: medians, and overheads paired by round.
+MEDIAN='sort | if length % 2 == 1 then .[(length - 1) / 2] else (.[length / 2 - 1] + .[length / 2]) / 2 end'
+NEAR='(if . < 0 then -. else . end) < 1e-6'
+check "$tmp/tr.json" "[.system.workloads[].metrics[].cells[] | ((.values | $MEDIAN) - .summary.median) | $NEAR] | all" "summary.median is the median of the values"
+check "$tmp/tr.json" "[.system.workloads[].metrics[] | .higher_is_better as \$h
+	| (.cells[] | select(.profile == \"none\") | .values) as \$n
+	| .cells[] | select(.profile != \"none\") | . as \$c
+	| [range(0; \$n | length) as \$i | ((if \$h then \$n[\$i] / \$c.values[\$i] else \$c.values[\$i] / \$n[\$i] end) - 1) * 100]
+	| ($MEDIAN) - \$c.overhead_pct.median | $NEAR] | all" "overhead_pct.median: median of the per-round ratios - 1"
+grep -q '^ *overhead vs none ' "$tmp/tr.out" && ok "overhead row" || not_ok "overhead row"
+[ ! -e "$STATE" ] && ok "no state file after the run" || not_ok "state file left after a run"
+snap >"$tmp/after"
+if cmp -s "$tmp/before" "$tmp/after"; then ok "tracefs settings equal before and after a run"; else
+	not_ok "tracefs changed by a run: $(diff "$tmp/before" "$tmp/after" | head -5)"; fi
+
+# Every built-in is either a column or listed as unavailable with a reason.
+"$TC" $S --workloads getpid --calls 1000 --repeat 1 --json "$tmp/all.json" >"$tmp/all.out" 2>&1
+check "$tmp/all.json" '[.system.profiles[].name] == ["none","syscalls","sched","ipi","irq","function","preemptirq"]' "the seven built-ins, in order"
+check "$tmp/all.json" '[.system.profiles[] | select(.available | not) | .reason | length > 0] | all' "an unavailable profile has a reason"
+check "$tmp/all.json" '([.system.profiles[] | select(.available) | .name]) == [.system.workloads[0].metrics[0].cells[].profile]' "available profiles are the columns"
+for p in $(jq -r '.system.profiles[] | select(.available | not) | .name' "$tmp/all.json"); do
+	grep -Eq "^ +$p +unavailable: " "$tmp/all.out" && ok "$p reported unavailable" ||
+		not_ok "$p unavailable but not reported"
+done
+
+# The example of doc/profile-format.md loads and runs.
+awk '/^```ini/ { on = 1; next } /^```/ { if (on) exit } on' "$top/doc/profile-format.md" \
+	>"$tmp/example.profiles"
+if "$TC" $S --profile-file "$tmp/example.profiles" --profiles none,rt-wakeups,timers+getpid \
+	--workloads getpid --calls 20000 --repeat 2 --json "$tmp/ex.json" >"$tmp/ex.out" 2>"$tmp/ex.err"; then
+	ok "doc/profile-format.md example runs"
+else
+	not_ok "doc/profile-format.md example: $(cat "$tmp/ex.err")"
+fi
+check "$tmp/ex.json" '[.system.profiles[] | select(.builtin | not) | .available] == [true, true]' "example profiles available"
+check "$tmp/ex.json" '[.system.workloads[0].metrics[0].cells[] | select(.profile == "timers+getpid") | .events_from_workload[] > 0] | all' "example: the filtered sys_enter recorded getpid"
+
+# The user's own tracing stays as it was: an instance of theirs, tracing.
+mine="tc-user-$$"
+unshare -m --propagation private sh -c '
+	t=$(awk "\$3 == \"tracefs\" { print \$2; exit }" /proc/mounts)
+	[ -n "$t" ] || { t=$(mktemp -d); mount -t tracefs nodev "$t"; }
+	mkdir "$t/instances/$1" && echo 1 >"$t/instances/$1/events/sched/sched_switch/enable"' sh "$mine"
+snap >"$tmp/user0"
+"$TC" $S --profiles none,sched --workloads pipe --round-trips 200 --repeat 1 >/dev/null 2>&1
+snap >"$tmp/user1"
+cmp -s "$tmp/user0" "$tmp/user1" && grep -q "sched:sched_switch" "$tmp/user1" &&
+	ok "a user's instance and its events stay as they were" ||
+	not_ok "the user's instance changed: $(diff "$tmp/user0" "$tmp/user1" | head -5)"
+unshare -m --propagation private sh -c '
+	t=$(awk "\$3 == \"tracefs\" { print \$2; exit }" /proc/mounts)
+	[ -n "$t" ] || { t=$(mktemp -d); mount -t tracefs nodev "$t"; }
+	echo 0 >"$t/instances/$1/events/sched/sched_switch/enable" && rmdir "$t/instances/$1"' sh "$mine"
+
+# SIGINT mid-run: exit 130, nothing written, everything restored.
+"$TC" $S --profiles none,syscalls --workloads getpid --calls 3000000 --repeat 100 \
+	--json "$tmp/int.json" >/dev/null 2>"$tmp/int.err" &
+pid=$!
+if wait_instance "tracecost-$pid" $pid; then
+	ok "syscalls: instance tracecost-$pid exists during the run"
+	grep -q "\"tracecost-$pid\"" "$STATE" && ok "the state file names it" ||
+		not_ok "state file does not name the instance"
+else
+	not_ok "syscalls: no instance seen during the run"
+fi
+kill -INT $pid
+wait $pid
+rc=$?
+snap >"$tmp/after"
+if [ $rc -eq 130 ] && [ ! -e "$tmp/int.json" ] && [ ! -e "$STATE" ] &&
+   cmp -s "$tmp/before" "$tmp/after"; then
+	ok "SIGINT: exit 130, no result file, settings equal before and after"
+else
+	not_ok "SIGINT: rc=$rc $(cat "$tmp/int.err") $(diff "$tmp/before" "$tmp/after" | head -3)"
+fi
+
+# kill -9 of the whole run: the state stays, a new run refuses, restore fixes it.
+setsid sh -c 'echo $$ >"$1"; exec "$2" run --suite system --profiles none,syscalls \
+	--workloads getpid --calls 3000000 --repeat 100' sh "$tmp/pg" "$TC" >/dev/null 2>&1 &
+i=0
+while [ ! -s "$tmp/pg" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+bg=$(cat "$tmp/pg")
+if wait_instance "tracecost-$bg" "$bg"; then
+	kill -9 -"$bg"
+	i=0
+	while kill -0 -"$bg" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	bg=""
+	has_instance "tracecost-$(cat "$tmp/pg")" && [ -e "$STATE" ] &&
+		ok "kill -9: instance and state file left behind" ||
+		not_ok "kill -9: nothing left to restore?"
+	"$TC" $S --profiles none,syscalls --workloads getpid --calls 1000 --repeat 1 \
+		>"$tmp/stale.out" 2>"$tmp/stale.err"
+	rc=$?
+	if [ $rc -eq 1 ] && [ "$(wc -l <"$tmp/stale.err")" -eq 1 ] &&
+	   grep -q "run 'tracecost restore'" "$tmp/stale.err" && [ ! -s "$tmp/stale.out" ]; then
+		ok "stale state: the next run refuses: $(cat "$tmp/stale.err")"
+	else
+		not_ok "stale state: rc=$rc $(cat "$tmp/stale.err")"
+	fi
+	if "$TC" restore >"$tmp/restore.out" 2>&1 && grep -q "restored" "$tmp/restore.out"; then
+		ok "tracecost restore: $(cat "$tmp/restore.out")"
+	else
+		not_ok "tracecost restore: $(cat "$tmp/restore.out")"
+	fi
+	snap >"$tmp/after"
+	if cmp -s "$tmp/before" "$tmp/after" && [ ! -e "$STATE" ]; then
+		ok "after restore: settings equal before and after, no state file"
+	else
+		not_ok "after restore: $(diff "$tmp/before" "$tmp/after" | head -5)"
+	fi
+	"$TC" restore | grep -q "nothing to restore" && ok "restore again: nothing to restore" ||
+		not_ok "restore again"
+else
+	not_ok "kill -9: no instance seen"
+	"$TC" restore >/dev/null 2>&1
+fi
+mounted >"$tmp/mnt1"
+cmp -s "$tmp/mnt0" "$tmp/mnt1" && ok "no tracefs or debugfs mount added or removed" ||
+	not_ok "mounts changed: $(diff "$tmp/mnt0" "$tmp/mnt1")"
+
+echo "system: $pass passed, $fail failed, $skipped skipped"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,644 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_compare.c - the result reader (lib/result_read.c) and the bootstrap
+ * comparison (lib/compare.c).
+ *
+ * Result files are synthesised here: samples from a seeded generator go
+ * through tc_hist_add()/tc_topn_add() and tc_snapshot_to_json(), as in a
+ * real run, into the documented JSON layout. The statistical cases use a
+ * fixed seed (not TC_TEST_SEED): their verdicts are deterministic, and the
+ * distributions are far enough apart (or identical) that any seed would do.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <tracecost/compare.h>
+#include <tracecost/hist.h>
+#include <tracecost/result.h>
+#include <tracecost/sampler.h>
+#include <tracecost/stats.h>
+#include "helpers.h"
+
+#define HIGHEST		16
+#define SAMPLES		2000
+
+/* A sample of configuration @cfg in repetition @rep: returns ticks. */
+typedef uint64_t (*gen_fn)(int cfg, int pair, int rep, uint64_t *st, const void *arg);
+
+struct spec {
+	const char *suite;
+	const char *start;		/* identifies the run */
+	int nr_cfgs;
+	const char *const *cfgs;
+	int nr_pairs;
+	int reps;
+	int cpus;
+	gen_fn gen;
+	const void *arg;
+	uint64_t seed;
+};
+
+/* One CPU x repetition snapshot, as the sampler writes it. */
+static json_t *snapshot(const struct spec *s, int cfg, int pair, int rep, int cpu,
+			uint64_t *st)
+{
+	struct tc_hist *h = malloc(sizeof(*h));
+	struct tc_topn *t = malloc(TC_TOPN_SIZE(HIGHEST));
+	struct tc_snapshot sn = { .cpu = cpu, .rep = rep };
+	tc_u32 i, nr = 0;
+	json_t *j;
+	int k;
+
+	assert_non_null(h);
+	assert_non_null(t);
+	tc_hist_init(h);
+	tc_topn_init(t, HIGHEST);
+	for (k = 0; k < SAMPLES; k++) {
+		uint64_t v = s->gen(cfg, pair, rep, st, s->arg);
+
+		tc_hist_add(h, v);
+		tc_topn_add(t, v);
+	}
+	for (i = 0; i < TC_HIST_NR_BUCKETS; i++)
+		nr += h->counts[i] != 0;
+	sn.idx = calloc(nr, sizeof(*sn.idx));
+	sn.cnt = calloc(nr, sizeof(*sn.cnt));
+	sn.top = calloc(t->len, sizeof(*sn.top));
+	for (i = 0, nr = 0; i < TC_HIST_NR_BUCKETS; i++) {
+		if (h->counts[i]) {
+			sn.idx[nr] = i;
+			sn.cnt[nr++] = h->counts[i];
+		}
+	}
+	sn.hist_nr = nr;
+	sn.n = h->n;
+	sn.min = h->min;
+	sn.max = h->max;
+	sn.overflow = h->overflow;
+	sn.sum_lo = h->sum_lo;
+	sn.sum_hi = h->sum_hi;
+	sn.top_len = t->len;
+	memcpy(sn.top, t->v, t->len * sizeof(*sn.top));
+	/* ascending, as the sampler stores it */
+	for (i = 1; i < sn.top_len; i++) {
+		tc_u64 x = sn.top[i];
+		tc_u32 m = i;
+
+		for (; m > 0 && sn.top[m - 1] > x; m--)
+			sn.top[m] = sn.top[m - 1];
+		sn.top[m] = x;
+	}
+	j = tc_snapshot_to_json(&sn);
+	free(sn.idx);
+	free(sn.cnt);
+	free(sn.top);
+	free(h);
+	free(t);
+	return j;
+}
+
+static char *make_json(const struct spec *s)
+{
+	static const char *const pair_names[] = { "irq", "preempt", "irq_save" };
+	json_t *root, *sec, *cfgs = json_array(), *pairs = json_array();
+	uint64_t st = s->seed ? s->seed : 1;
+	char *text;
+	int c, p, r, cpu;
+
+	for (c = 0; c < s->nr_cfgs; c++)
+		json_array_append_new(cfgs, json_pack("{s:s}", "name", s->cfgs[c]));
+	for (p = 0; p < s->nr_pairs; p++) {
+		json_t *cells = json_array();
+
+		for (c = 0; c < s->nr_cfgs; c++) {
+			json_t *snaps = json_array();
+
+			for (r = 0; r < s->reps; r++)
+				for (cpu = 0; cpu < s->cpus; cpu++)
+					json_array_append_new(snaps, snapshot(s, c, p, r, cpu, &st));
+			json_array_append_new(cells, json_pack("{s:s, s:o}", "configuration",
+							       s->cfgs[c], "snapshots", snaps));
+		}
+		json_array_append_new(pairs, json_pack("{s:s, s:s, s:o}", "name", pair_names[p],
+						       "title", pair_names[p], "cells", cells));
+	}
+	sec = json_pack("{s:i, s:i, s:i, s:f, s:i, s:b, s:o, s:o}", "hist_layout", 1,
+			"batch", 1, "highest", HIGHEST, "percentile", 99.0, "repeat", s->reps,
+			"do_work", 0, "configurations", cfgs, "pairs", pairs);
+	root = json_pack("{s:i, s:{s:s}, s:s, s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:{s:s},"
+			 " s:{s:f}, s:o}",
+			 "file_version", 1, "tool", "name", "tracecost", "suite", s->suite,
+			 "command", "tracecost run", "start", s->start, "end", s->start,
+			 "uname", "release", "6.1.0-test", "nodename", "box", "machine", "x86_64",
+			 "host", "cpu_model", "test cpu", "counter", "frequency_hz", 1e9,
+			 s->suite, sec);
+	assert_non_null(root);
+	text = json_dumps(root, JSON_COMPACT);
+	json_decref(root);
+	return text;
+}
+
+static struct tc_result_file *load(const struct spec *s)
+{
+	char err[TC_RESULT_ERR_LEN], *text = make_json(s);
+	struct tc_result_file *f;
+	int ret = tc_result_file_parse(text, strlen(text), "synthetic.json", &f, err, sizeof(err));
+
+	if (ret)
+		fail_msg("%s", err);
+	free(text);
+	return f;
+}
+
+/* Normal-ish noise: sum of 4 uniforms in [0, 2w), centred. */
+static int64_t noise(uint64_t *st, int64_t w)
+{
+	int64_t x = 0;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		x += (int64_t)tc_test_rand_below(st, (uint64_t)(2 * w + 1)) - w;
+	return x / 2;
+}
+
+/* Location by configuration (arg: int[]), per-repetition offset, sample noise. */
+static uint64_t gen_shift(int cfg, int pair, int rep, uint64_t *st, const void *arg)
+{
+	const int *loc = arg;
+	int64_t v = loc[cfg] + ((rep * 7919) % 13 - 6) + noise(st, 20);
+
+	return v < 0 ? 0 : (uint64_t)v;
+}
+
+static const char *const two[] = { "base", "other" };
+
+static int run(const struct tc_compare_column *cols, int n, unsigned int b,
+	       struct tc_compare **res)
+{
+	struct tc_compare_opts o = {
+		.resamples = b, .seed = 1, .confidence = 0.95, .percentile = 99,
+		.highest = HIGHEST,
+	};
+
+	return tc_compare_run(cols, n, &o, res);
+}
+
+static const struct tc_compare_cell *cell(const struct tc_compare *r, int row, int col, int m)
+{
+	return &r->rows[row].cells[col * TC_NR_METRICS + m];
+}
+
+static void test_interval_ranks(void **state)
+{
+	double d[2000], lo, hi;
+	uint64_t st = 42;
+	int i;
+
+	for (i = 0; i < 2000; i++)
+		d[i] = i + 1;
+	for (i = 1999; i > 0; i--) {
+		int j = (int)tc_test_rand_below(&st, (uint64_t)i + 1);
+		double x = d[i];
+
+		d[i] = d[j];
+		d[j] = x;
+	}
+	assert_int_equal(tc_compare_interval(d, 2000, 0.95, &lo, &hi), 0);
+	/* Efron & Tibshirani: the B*a/2-th and B*(1-a/2)-th ordered values */
+	assert_true(lo == 50 && hi == 1950);
+	assert_int_equal(tc_compare_interval(d, 39, 0.95, &lo, &hi), -EINVAL);
+	assert_true(isnan(lo) && isnan(hi));
+	assert_int_equal(tc_compare_interval(d, 40, 0.95, &lo, &hi), 0);
+	assert_true(lo == d[0] && hi == d[38]);
+	d[3] = NAN;
+	assert_int_equal(tc_compare_interval(d, 100, 0.95, &lo, &hi), -EINVAL);
+	assert_int_equal(tc_compare_interval(d, 100, 1.0, &lo, &hi), -EINVAL);
+}
+
+static void test_verdicts(void **state)
+{
+	assert_int_equal(tc_compare_verdict(0.5, 2), TC_VERDICT_SLOWER);
+	assert_int_equal(tc_compare_verdict(-2, -0.5), TC_VERDICT_FASTER);
+	assert_int_equal(tc_compare_verdict(-1, 1), TC_VERDICT_SAME);
+	assert_int_equal(tc_compare_verdict(0, 0), TC_VERDICT_SAME);
+	assert_int_equal(tc_compare_verdict(0, 3), TC_VERDICT_SAME);
+	assert_int_equal(tc_compare_verdict(NAN, 1), TC_VERDICT_NA);
+	assert_string_equal(tc_verdict_name(TC_VERDICT_SAME), "no significant difference");
+	assert_int_equal(tc_metric_parse("max_avg"), TC_METRIC_MAX_AVG);
+	assert_int_equal(tc_metric_parse("p99"), -EINVAL);
+}
+
+/* A column against itself (the same file): no significant difference, exactly 0. */
+static void test_self_same(void **state)
+{
+	static const int loc[] = { 100, 300 };
+	struct spec s = { "user", "t0", 2, two, 2, 5, 2, gen_shift, loc, 7 };
+	struct tc_result_file *f = load(&s);
+	struct tc_compare_column cols[] = {
+		{ f, 0, -1, 1.0 }, { f, 0, 0, 1.0 }, { f, 1, -1, 1.0 }, { f, 1, 2, 1.0 },
+	};
+	struct tc_compare *r;
+	int row, m, c;
+
+	assert_int_equal(run(cols, 4, 2000, &r), 0);
+	assert_int_equal(r->nr_rows, 2);
+	for (row = 0; row < 2; row++)
+		for (c = 1; c < 4; c += 2)
+			for (m = 0; m < TC_NR_METRICS; m++) {
+				const struct tc_compare_cell *x = cell(r, row, c, m);
+
+				assert_int_equal(x->verdict, TC_VERDICT_SAME);
+				assert_true(x->lo == 0 && x->hi == 0 && x->change == 0);
+			}
+	/* the reference columns carry no verdict */
+	assert_int_equal(cell(r, 0, 0, TC_METRIC_AVERAGE)->verdict, TC_VERDICT_NA);
+	assert_true(isnan(cell(r, 0, 0, TC_METRIC_AVERAGE)->change));
+	tc_compare_free(r);
+	tc_result_file_free(f);
+}
+
+/* A copy of a file (another path, same run) pairs with the original too. */
+static void test_copy_is_same_run(void **state)
+{
+	static const int loc[] = { 100, 300 };
+	struct spec s = { "user", "t1", 2, two, 1, 4, 1, gen_shift, loc, 9 };
+	struct tc_result_file *a = load(&s), *b = load(&s);
+	struct tc_compare_column cols[] = { { a, 0, -1, 1.0 }, { b, 0, 0, 1.0 } };
+	struct tc_compare *r;
+	int m;
+
+	assert_true(tc_compare_same_run(a, b));
+	assert_int_equal(run(cols, 2, 500, &r), 0);
+	for (m = 0; m < TC_NR_METRICS; m++)
+		assert_int_equal(cell(r, 0, 1, m)->verdict, TC_VERDICT_SAME);
+	tc_compare_free(r);
+	tc_result_file_free(a);
+	tc_result_file_free(b);
+}
+
+/* Independent runs, clearly different locations: slower one way, faster the other. */
+static void test_slower_faster(void **state)
+{
+	static const int la[] = { 100, 100 }, lb[] = { 160, 160 };
+	struct spec sa = { "user", "run-a", 2, two, 1, 5, 2, gen_shift, la, 11 };
+	struct spec sb = { "user", "run-b", 2, two, 1, 5, 2, gen_shift, lb, 12 };
+	struct tc_result_file *a = load(&sa), *b = load(&sb);
+	struct tc_compare_column cols[] = { { a, 0, -1, 1.0 }, { b, 0, 0, 1.0 } };
+	struct tc_compare_column back[] = { { b, 0, -1, 1.0 }, { a, 0, 0, 1.0 } };
+	struct tc_compare *r;
+
+	assert_false(tc_compare_same_run(a, b));
+	assert_int_equal(run(cols, 2, 2000, &r), 0);
+	assert_int_equal(cell(r, 0, 1, TC_METRIC_AVERAGE)->verdict, TC_VERDICT_SLOWER);
+	assert_int_equal(cell(r, 0, 1, TC_METRIC_MEDIAN)->verdict, TC_VERDICT_SLOWER);
+	assert_int_equal(cell(r, 0, 1, TC_METRIC_PERCENTILE)->verdict, TC_VERDICT_SLOWER);
+	assert_true(cell(r, 0, 1, TC_METRIC_AVERAGE)->lo > 40);
+	assert_true(cell(r, 0, 1, TC_METRIC_AVERAGE)->hi < 80);
+	assert_true(fabs(cell(r, 0, 1, TC_METRIC_AVERAGE)->change - 60) < 5);
+	tc_compare_free(r);
+	assert_int_equal(run(back, 2, 2000, &r), 0);
+	assert_int_equal(cell(r, 0, 1, TC_METRIC_AVERAGE)->verdict, TC_VERDICT_FASTER);
+	assert_int_equal(cell(r, 0, 1, TC_METRIC_MEDIAN)->verdict, TC_VERDICT_FASTER);
+	tc_compare_free(r);
+	tc_result_file_free(a);
+	tc_result_file_free(b);
+}
+
+/* Independent runs of one distribution: the interval of the average contains 0. */
+static void test_same_distribution(void **state)
+{
+	static const int loc[] = { 200, 200 };
+	struct spec sa = { "user", "run-a", 2, two, 1, 6, 1, gen_shift, loc, 21 };
+	struct spec sb = { "user", "run-b", 2, two, 1, 6, 1, gen_shift, loc, 22 };
+	struct tc_result_file *a = load(&sa), *b = load(&sb);
+	struct tc_compare_column cols[] = { { a, 0, -1, 1.0 }, { b, 0, 0, 1.0 } };
+	struct tc_compare *r;
+
+	assert_int_equal(run(cols, 2, 2000, &r), 0);
+	assert_int_equal(cell(r, 0, 1, TC_METRIC_AVERAGE)->verdict, TC_VERDICT_SAME);
+	assert_true(cell(r, 0, 1, TC_METRIC_AVERAGE)->lo < 0);
+	assert_true(cell(r, 0, 1, TC_METRIC_AVERAGE)->hi > 0);
+	tc_compare_free(r);
+	tc_result_file_free(a);
+	tc_result_file_free(b);
+}
+
+/* One repetition: n/a, never a guess; the value and change are still there. */
+static void test_one_rep_na(void **state)
+{
+	static const int loc[] = { 100, 200 };
+	struct spec s = { "user", "one", 2, two, 1, 1, 2, gen_shift, loc, 5 };
+	struct tc_result_file *f = load(&s);
+	struct tc_compare_column cols[] = { { f, 0, -1, 1.0 }, { f, 1, 0, 1.0 } };
+	struct tc_compare *r;
+	int m;
+
+	assert_int_equal(run(cols, 2, 2000, &r), 0);
+	for (m = 0; m < TC_NR_METRICS; m++) {
+		const struct tc_compare_cell *x = cell(r, 0, 1, m);
+
+		assert_int_equal(x->verdict, TC_VERDICT_NA);
+		assert_true(isnan(x->lo) && isnan(x->hi));
+		assert_int_equal(x->reps, 1);
+	}
+	assert_true(cell(r, 0, 1, TC_METRIC_AVERAGE)->change > 50);
+	tc_compare_free(r);
+	tc_result_file_free(f);
+}
+
+/*
+ * Configurations of one run share each repetition's conditions: a
+ * repetition-to-repetition swing (+-6 ticks), identical in both, and a
+ * constant 1-tick difference. Resampled together (one run), the difference of the averages
+ * is exactly 1 in every replicate: slower.
+ */
+static void test_paired_same_run(void **state)
+{
+	static const int loc[] = { 500, 500 };
+	struct spec s = { "user", "paired", 2, two, 1, 6, 1, gen_shift, loc, 3 };
+	struct tc_result_file *f;
+	struct tc_compare *r;
+	struct tc_compare_column cols[2];
+	char err[TC_RESULT_ERR_LEN], *text = make_json(&s);
+	json_t *root, *cells;
+	size_t k;
+	int ret;
+
+	root = json_loads(text, 0, NULL);
+	free(text);
+	assert_non_null(root);
+	cells = json_object_get(json_array_get(json_object_get(json_object_get(root, "user"),
+							       "pairs"), 0), "cells");
+	/* configuration 1 := configuration 0 + 1 tick, sample by sample */
+	{
+		json_t *c0 = json_array_get(cells, 0), *c1 = json_deep_copy(c0), *snaps;
+
+		json_object_set_new(c1, "configuration", json_string("other"));
+		snaps = json_object_get(c1, "snapshots");
+		for (k = 0; k < json_array_size(snaps); k++) {
+			json_t *sn = json_array_get(snaps, k), *b = json_object_get(sn, "buckets");
+			json_t *top = json_object_get(sn, "top");
+			unsigned long long sum = strtoull(json_string_value(json_object_get(sn, "sum")),
+							  NULL, 10);
+			json_int_t n = json_integer_value(json_object_get(sn, "n"));
+			size_t i;
+
+			/* values stay below 4096: bucket index = value */
+			for (i = 0; i < json_array_size(b); i++) {
+				json_t *e = json_array_get(b, i);
+
+				json_array_set_new(e, 0, json_integer(json_integer_value(
+							 json_array_get(e, 0)) + 1));
+			}
+			for (i = 0; i < json_array_size(top); i++)
+				json_array_set_new(top, i, json_integer(json_integer_value(
+							   json_array_get(top, i)) + 1));
+			json_object_set_new(sn, "min", json_integer(json_integer_value(
+							 json_object_get(sn, "min")) + 1));
+			json_object_set_new(sn, "max", json_integer(json_integer_value(
+							 json_object_get(sn, "max")) + 1));
+			text = NULL;
+			assert_true(asprintf(&text, "%llu", sum + (unsigned long long)n) > 0);
+			json_object_set_new(sn, "sum", json_string(text));
+			free(text);
+		}
+		json_array_set_new(cells, 1, c1);
+	}
+	text = json_dumps(root, JSON_COMPACT);
+	json_decref(root);
+	ret = tc_result_file_parse(text, strlen(text), "paired.json", &f, err, sizeof(err));
+	free(text);
+	if (ret)
+		fail_msg("%s", err);
+	cols[0] = (struct tc_compare_column){ f, 0, -1, 1.0 };
+	cols[1] = (struct tc_compare_column){ f, 1, 0, 1.0 };
+	assert_int_equal(run(cols, 2, 2000, &r), 0);
+	assert_int_equal(cell(r, 0, 1, TC_METRIC_AVERAGE)->verdict, TC_VERDICT_SLOWER);
+	assert_true(fabs(cell(r, 0, 1, TC_METRIC_AVERAGE)->lo - 1) < 1e-9);
+	assert_true(fabs(cell(r, 0, 1, TC_METRIC_AVERAGE)->hi - 1) < 1e-9);
+	assert_int_equal(cell(r, 0, 1, TC_METRIC_MEDIAN)->verdict, TC_VERDICT_SLOWER);
+	tc_compare_free(r);
+	tc_result_file_free(f);
+}
+
+/* The loaded repetitions hold exactly the samples: the figures match the file's. */
+static void test_reader_exact(void **state)
+{
+	static const int loc[] = { 100, 5000 };
+	struct spec s = { "kernel", "k", 2, two, 3, 3, 2, gen_shift, loc, 33 };
+	struct tc_result_file *f = load(&s);
+	struct tc_hist *h = malloc(sizeof(*h));
+	int c, p, k;
+
+	assert_string_equal(f->suite, "kernel");
+	assert_int_equal(f->nr_rows, 3);
+	assert_int_equal(f->nr_configs, 2);
+	assert_int_equal(f->repeat, 3);
+	assert_int_equal(f->nr_cpus, 2);
+	assert_true(f->freq_hz == 1e9);
+	assert_int_equal(tc_result_file_config(f, "other"), 1);
+	assert_int_equal(tc_result_file_row(f, "irq_save"), 2);
+	assert_int_equal(tc_result_file_row(f, "nmi"), -ENOENT);
+	for (p = 0; p < 3; p++)
+		for (c = 0; c < 2; c++) {
+			const struct tc_result_cell *cell = &f->rows[p].cells[c];
+			tc_u64 n = 0, cnt = 0;
+
+			assert_int_equal(cell->nr_reps, 3);
+			tc_hist_init(h);
+			for (k = 0; k < 3; k++) {
+				assert_int_equal(cell->reps[k].rep, k);
+				assert_int_equal(cell->reps[k].nr_cpus, 2);
+				assert_int_equal(cell->reps[k].top_len, HIGHEST);
+				tc_result_rep_merge(&cell->reps[k], 2, h, NULL);
+				n += 2 * SAMPLES * 2;
+			}
+			for (k = 0; k < (int)TC_HIST_NR_BUCKETS; k++)
+				cnt += h->counts[k];
+			assert_int_equal(h->n, n);
+			assert_int_equal(cnt, n);
+		}
+	free(h);
+	tc_result_file_free(f);
+}
+
+static int parse_text(const char *text, char *err)
+{
+	struct tc_result_file *f = (void *)1;
+	int ret = tc_result_file_parse(text, strlen(text), "bad.json", &f, err,
+				       TC_RESULT_ERR_LEN);
+
+	if (!ret)
+		tc_result_file_free(f);
+	else
+		assert_null(f);
+	return ret;
+}
+
+/* Replace the first occurrence of @from in @s by @to (new string). */
+static char *subst(const char *s, const char *from, const char *to)
+{
+	const char *p = strstr(s, from);
+	char *r;
+
+	assert_non_null(p);
+	assert_true(asprintf(&r, "%.*s%s%s", (int)(p - s), s, to, p + strlen(from)) > 0);
+	return r;
+}
+
+static void expect(const char *text, int want, const char *needle)
+{
+	char err[TC_RESULT_ERR_LEN];
+	int ret = parse_text(text, err);
+
+	if (ret != want || !strstr(err, needle) || strchr(err, '\n') ||
+	    strncmp(err, "bad.json: ", 10))
+		fail_msg("got %d '%s', wanted %d with '%s'", ret, err, want, needle);
+}
+
+static void test_reader_rejects(void **state)
+{
+	static const int loc[] = { 100, 5000 };
+	struct spec s = { "user", "r", 2, two, 1, 2, 1, gen_shift, loc, 44 };
+	char *good = make_json(&s), *t, *deep;
+	char err[TC_RESULT_ERR_LEN];
+	size_t i;
+
+	assert_int_equal(parse_text(good, err), 0);
+	expect("", -EINVAL, "empty");
+	expect("{\"file_version\": 1", -EINVAL, "truncated");
+	expect("IRQ Metrics", -EINVAL, "not valid JSON");
+	expect("[1, 2]", -EINVAL, "an array where a result object was expected");
+	expect("{\"file_version\": 99999999999999999999999}", -EINVAL, "not valid JSON");
+	expect("{\"file_version\": 1e400}", -EINVAL, "not valid JSON");
+
+	t = subst(good, "\"file_version\":1", "\"file_version\":2");
+	expect(t, -EPROTONOSUPPORT, "newer");
+	free(t);
+	t = subst(good, "\"suite\":\"user\"", "\"suite\":\"gpu\"");
+	expect(t, -EOPNOTSUPP, "unknown suite 'gpu'");
+	free(t);
+	t = subst(good, "\"hist_layout\":1", "\"hist_layout\":2");
+	expect(t, -EPROTONOSUPPORT, "histogram layout 2");
+	free(t);
+	t = subst(good, "\"n\":2000", "\"n\":-2000");
+	expect(t, -EINVAL, "out of range");
+	free(t);
+	t = subst(good, "\"buckets\":[[", "\"buckets\":[[99999,1],[");
+	expect(t, -EINVAL, "index 99999 is out of range");
+	free(t);
+	t = subst(good, "\"buckets\":[[", "\"buckets\":[[0,9223372036854775807],[");
+	expect(t, -EINVAL, "count");
+	free(t);
+	t = subst(good, "\"sum\":\"", "\"sum\":\"9");
+	expect(t, -EINVAL, "sum");
+	free(t);
+	t = subst(good, "\"sum\":\"", "\"sum\":\"99999999999999999999999999999999999999999");
+	expect(t, -EINVAL, "2^128");
+	free(t);
+	t = subst(good, "\"top\":[", "\"top\":[999999999,");
+	expect(t, -EINVAL, "top");
+	free(t);
+	t = subst(good, "\"top\":[", "\"top\":[0,");
+	expect(t, -EINVAL, "min(n, highest)");
+	free(t);
+	t = subst(good, "\"configuration\":\"base\"", "\"configuration\":\"nope\"");
+	expect(t, -EINVAL, "not one of the file's configurations");
+	free(t);
+	t = subst(good, "\"name\":\"base\"", "\"name\":\"a\\u001b[31mb\"");
+	expect(t, -EINVAL, "printable");
+	free(t);
+	t = subst(good, "\"file_version\":1", "\"file_version\":1,\"file_version\":1");
+	expect(t, -EINVAL, "duplicate");
+	free(t);
+	t = subst(good, "\"rep\":1", "\"rep\":0");
+	expect(t, -EINVAL, "twice");
+	free(t);
+
+	/* very long strings: a 1 MB configuration name, a 1 MB release (kept, cut) */
+	deep = malloc(1 << 20);
+	memset(deep, 'x', (1 << 20) - 1);
+	deep[(1 << 20) - 1] = 0;
+	assert_true(asprintf(&t, "\"name\":\"%s\"", deep) > 0);
+	{
+		char *u = subst(good, "\"name\":\"base\"", t);
+
+		expect(u, -EINVAL, "a name of 1 to 64 characters");
+		free(u);
+	}
+	free(t);
+	free(deep);
+
+	/* deep nesting */
+	deep = malloc(200002);
+	for (i = 0; i < 100000; i++) {
+		deep[i] = '[';
+		deep[199999 - i] = ']';
+	}
+	deep[200000] = 0;
+	expect(deep, -EINVAL, "not valid JSON");
+	free(deep);
+	free(good);
+}
+
+/* Rows are the union of the columns' pairs; a column without a pair has no cell. */
+static void test_rows_union(void **state)
+{
+	static const int loc[] = { 100, 100 };
+	struct spec sa = { "user", "a", 2, two, 1, 2, 1, gen_shift, loc, 1 };
+	struct spec sb = { "user", "b", 2, two, 3, 2, 1, gen_shift, loc, 2 };
+	struct tc_result_file *a = load(&sa), *b = load(&sb);
+	struct tc_compare_column cols[] = { { a, 0, -1, 1.0 }, { b, 1, 0, 2.0 } };
+	struct tc_compare *r;
+
+	assert_int_equal(run(cols, 2, 200, &r), 0);
+	assert_int_equal(r->nr_rows, 3);
+	assert_string_equal(r->rows[1].name, "preempt");
+	assert_false(cell(r, 1, 0, TC_METRIC_AVERAGE)->present);
+	assert_true(cell(r, 1, 1, TC_METRIC_AVERAGE)->present);
+	assert_int_equal(cell(r, 1, 1, TC_METRIC_AVERAGE)->verdict, TC_VERDICT_NA);
+	/* scale 2: twice the ticks, slower */
+	assert_int_equal(cell(r, 0, 1, TC_METRIC_AVERAGE)->verdict, TC_VERDICT_SLOWER);
+	tc_compare_free(r);
+
+	/* bad options */
+	cols[1].scale = 0;
+	assert_int_equal(run(cols, 2, 200, &r), -EINVAL);
+	assert_null(r);
+	cols[1].scale = 1;
+	cols[1].ref = 5;
+	assert_int_equal(run(cols, 2, 200, &r), -EINVAL);
+	cols[1].ref = 0;
+	assert_int_equal(run(cols, 2, 20, &r), -EINVAL);
+	tc_result_file_free(a);
+	tc_result_file_free(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_interval_ranks),
+		cmocka_unit_test(test_verdicts),
+		cmocka_unit_test(test_self_same),
+		cmocka_unit_test(test_copy_is_same_run),
+		cmocka_unit_test(test_slower_faster),
+		cmocka_unit_test(test_same_distribution),
+		cmocka_unit_test(test_one_rep_na),
+		cmocka_unit_test(test_paired_same_run),
+		cmocka_unit_test(test_reader_exact),
+		cmocka_unit_test(test_reader_rejects),
+		cmocka_unit_test(test_rows_union),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
