@@ -158,8 +158,8 @@ static int get_str(struct rd *r, const json_t *obj, const char *path, const char
 				   path, *path ? "." : "", key, TC_RESULT_MAX_NAME, len);
 		for (i = 0; i < len; i++)
 			if (s[i] <= 0x20 || s[i] >= 0x7f)
-				return BAD(r, "%s%s%s: a name must be printable ASCII without spaces",
-					   path, *path ? "." : "", key);
+				return BAD(r, "%s%s%s: a name must be printable ASCII "
+					   "without spaces", path, *path ? "." : "", key);
 	}
 	if (len > 255)
 		len = 255;
@@ -273,8 +273,8 @@ static int read_snap(struct rd *r, const struct tc_result_file *f, const json_t 
 		idx = json_integer_value(ji);
 		cnt = json_integer_value(jc);
 		if (idx < 0 || idx >= TC_HIST_NR_BUCKETS)
-			return BAD(r, "%s.buckets[%zu]: index %lld is out of range [0, %u)", path, i,
-				   (long long)idx, TC_HIST_NR_BUCKETS);
+			return BAD(r, "%s.buckets[%zu]: index %lld is out of range [0, %u)",
+				   path, i, (long long)idx, TC_HIST_NR_BUCKETS);
 		if (idx <= prev_idx)
 			return BAD(r, "%s.buckets[%zu]: index %lld is not ascending", path, i,
 				   (long long)idx);
@@ -515,8 +515,8 @@ static int read_rows(struct rd *r, struct tc_result_file *f, const json_t *sec,
 			c = tc_result_file_config(f, cfg);
 			free(cfg);
 			if (c < 0)
-				return BAD(r, "%s.configuration: not one of the file's configurations",
-					   cpath);
+				return BAD(r, "%s.configuration: not one of the file's "
+					   "configurations", cpath);
 			if (row->cells[c].reps)
 				return BAD(r, "%s.configuration: '%s' appears twice", cpath,
 					   f->configs[c]);

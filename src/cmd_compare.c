@@ -135,8 +135,8 @@ int tc_cli_columns_load(int nr_specs, char *const *specs, int nr_labels,
 			c0 = tc_result_file_config(f, cfg);
 			if (c0 < 0) {
 				config_list(f, list, sizeof(list));
-				tc_cli_usage("%s: no configuration '%s' (the file has: %s)", path, cfg,
-					     list);
+				tc_cli_usage("%s: no configuration '%s' (the file has: %s)", path,
+					     cfg, list);
 			}
 			c1 = c0 + 1;
 		} else {
@@ -457,6 +457,11 @@ struct ctx {
 	const char *unit;
 };
 
+static const struct tc_compare_cell *cell_at(const struct tc_compare_row *row, int c, int m)
+{
+	return &row->cells[c * TC_NR_METRICS + m];
+}
+
 static bool is_ref(const struct ctx *x, int c)
 {
 	return x->cc[c].ref < 0 || x->cc[c].ref == c;
@@ -535,7 +540,7 @@ static void print_text(const struct ctx *x)
 		cw = pctw + x->n;
 		for (c = 0; c < x->n; c++) {
 			for (m = 0; m < TC_NR_METRICS; m++) {
-				const struct tc_compare_cell *cell = &row->cells[c * TC_NR_METRICS + m];
+				const struct tc_compare_cell *cell = cell_at(row, c, m);
 				char buf[64];
 
 				if (!x->o->metrics[m] || !cell->present)
@@ -562,7 +567,7 @@ static void print_text(const struct ctx *x)
 				continue;
 			printf("%*s", lw, metric_label(m, x->o->percentile, lab, sizeof(lab)));
 			for (c = 0; c < x->n; c++) {
-				const struct tc_compare_cell *cell = &row->cells[c * TC_NR_METRICS + m];
+				const struct tc_compare_cell *cell = cell_at(row, c, m);
 				char v[64], p[64], s[160];
 
 				if (!cell->present) {
@@ -692,7 +697,7 @@ static void print_csv(const struct ctx *x)
 			if (!x->o->metrics[m])
 				continue;
 			for (c = 0; c < x->n; c++) {
-				const struct tc_compare_cell *cell = &row->cells[c * TC_NR_METRICS + m];
+				const struct tc_compare_cell *cell = cell_at(row, c, m);
 
 				if (!cell->present)
 					continue;
@@ -732,7 +737,8 @@ static void print_json(const struct ctx *x)
 		json_array_append_new(cols, json_pack(
 			"{s:s, s:o, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:o, s:f, s:b}",
 			"name", x->col[c].name,
-			"reference", is_ref(x, c) ? json_null() : json_string(x->col[x->cc[c].ref].name),
+			"reference",
+			is_ref(x, c) ? json_null() : json_string(x->col[x->cc[c].ref].name),
 			"file", f->path,
 			"configuration", f->configs[x->col[c].config], "release", f->release,
 			"nodename", f->nodename, "cpu_model", f->cpu_model,
@@ -752,7 +758,7 @@ static void print_json(const struct ctx *x)
 				continue;
 			}
 			for (c = 0; c < x->n; c++) {
-				const struct tc_compare_cell *cell = &row->cells[c * TC_NR_METRICS + m];
+				const struct tc_compare_cell *cell = cell_at(row, c, m);
 
 				if (!cell->present) {
 					json_array_append_new(cells, json_null());

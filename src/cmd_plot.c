@@ -218,7 +218,8 @@ static void make_bins(struct series *s)
 	s->edge[1] = 1;
 	s->nr = 1;
 	while (s->edge[s->nr] <= top) {
-		unsigned long long e = s->edge[s->nr], next = (unsigned long long)ceil((double)e * r);
+		unsigned long long e = s->edge[s->nr];
+		unsigned long long next = (unsigned long long)ceil((double)e * r);
 
 		if (next <= e)
 			next = e + 1;
@@ -323,7 +324,8 @@ static void write_script(FILE *g, struct series *s, int n, const struct plot_opt
 	if (o->png)
 		fprintf(g, "set terminal png size 960,600 noenhanced\n");
 	else
-		fprintf(g, "set terminal svg size 960,600 noenhanced dynamic background rgb 'white'\n");
+		fprintf(g, "set terminal svg size 960,600 noenhanced dynamic "
+			"background rgb 'white'\n");
 	fprintf(g, "set title \"%s (%s): latency distribution per pair\\n%s, %s, kernel %s%s\\n"
 		"markers: circle = median, triangle = %g percentile\"\n", title, pt, cpu, node,
 		rel, machines > 1 ? " (and other machines: see the legend)" : "", p);
@@ -337,7 +339,8 @@ static void write_script(FILE *g, struct series *s, int n, const struct plot_opt
 		unit);
 	fprintf(g, "set grid xtics ytics mxtics\nset key top right box\n");
 	if (o->kind == KIND_HIST) {
-		fprintf(g, "set logscale y 10\nset format y \"%%g\"\nset yrange [%g:1.5]\n", floor_y);
+		fprintf(g, "set logscale y 10\nset format y \"%%g\"\n");
+		fprintf(g, "set yrange [%g:1.5]\n", floor_y);
 		fprintf(g, "set ylabel \"fraction of samples per bin (%d bins per decade)\"\n",
 			BINS_PER_DECADE);
 	} else {

@@ -240,7 +240,8 @@ static void read_elf(struct elf_size *e, const char *pattern)
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF)
 		tc_cli_usage("%s: not an ELF file%s", e->path,
-			     elf && elf_kind(elf) == ELF_K_AR ? " (an archive: give its members)" : "");
+			     elf && elf_kind(elf) == ELF_K_AR ?
+			     " (an archive: give its members)" : "");
 	if (!gelf_getehdr(elf, &eh))
 		tc_cli_usage("%s: unreadable ELF header: %s", e->path, elf_errmsg(-1));
 	while ((scn = elf_nextscn(elf, scn))) {
@@ -377,7 +378,8 @@ static void print_table(struct elf_size *e, int n, const char *pattern, char **a
 				continue;
 			}
 			if (e[i].disasm)
-				snprintf(insns, sizeof(insns), "%lu%s", f->insns, f->bad ? "?" : "");
+				snprintf(insns, sizeof(insns), "%lu%s", f->insns,
+					 f->bad ? "?" : "");
 			else
 				snprintf(insns, sizeof(insns), "?");
 			if (i && f0)
@@ -395,7 +397,8 @@ static void print_table(struct elf_size *e, int n, const char *pattern, char **a
 	if (fmt == TC_TABLE_TEXT)
 		printf("Functions matching '%s': instructions (capstone)/bytes (ELF symbol\n"
 		       "size); in parentheses the change against %s; '?' marks bytes that\n"
-		       "did not decode, '-' a function the file lacks; same-name functions add up.\n\n",
+		       "did not decode, '-' a function the file lacks; same-name functions\n"
+		       "add up.\n\n",
 		       pattern, e[0].label);
 out:
 	for (i = 0; i < n; i++)

@@ -22,8 +22,9 @@
  *    the same estimator as the value shown, applied to resampled data
  *    (Efron & Tibshirani, "An Introduction to the Bootstrap" (1993), ch. 6);
  *  - the difference of a column and its reference column (chosen by the
- *    caller, e.g. the first column) is computed replicate by replicate; its confidence interval is the percentile interval of
- *    those B differences (Efron & Tibshirani ch. 13.3): the
+ *    caller, e.g. the first column) is computed replicate by replicate;
+ *    its confidence interval is the percentile interval of those B
+ *    differences (Efron & Tibshirani ch. 13.3): the
  *    floor(B * a / 2)-th and ceil(B * (1 - a / 2))-th smallest, a = 1 -
  *    confidence;
  *  - columns from different runs are resampled independently (the

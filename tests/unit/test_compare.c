@@ -125,7 +125,8 @@ static char *make_json(const struct spec *s)
 
 			for (r = 0; r < s->reps; r++)
 				for (cpu = 0; cpu < s->cpus; cpu++)
-					json_array_append_new(snaps, snapshot(s, c, p, r, cpu, &st));
+					json_array_append_new(snaps,
+							      snapshot(s, c, p, r, cpu, &st));
 			json_array_append_new(cells, json_pack("{s:s, s:o}", "configuration",
 							       s->cfgs[c], "snapshots", snaps));
 		}
@@ -388,8 +389,8 @@ static void test_paired_same_run(void **state)
 		for (k = 0; k < json_array_size(snaps); k++) {
 			json_t *sn = json_array_get(snaps, k), *b = json_object_get(sn, "buckets");
 			json_t *top = json_object_get(sn, "top");
-			unsigned long long sum = strtoull(json_string_value(json_object_get(sn, "sum")),
-							  NULL, 10);
+			const char *sums = json_string_value(json_object_get(sn, "sum"));
+			unsigned long long sum = strtoull(sums, NULL, 10);
 			json_int_t n = json_integer_value(json_object_get(sn, "n"));
 			size_t i;
 
