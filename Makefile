@@ -32,7 +32,8 @@ BASE_CFLAGS	:= -std=gnu11 -g -pthread -fno-strict-aliasing -fno-omit-frame-point
 EXTRA_CFLAGS	?=
 SAN		?=
 ifeq ($(SAN),1)
-O		:= build-san
+# a separate tree, also when O= is given: sanitizer objects never mix with the others
+override O	:= $(O)-san
 OPTFLAGS	:= -O1
 SANFLAGS	:= -fsanitize=address,undefined -fno-sanitize-recover=all
 endif

@@ -364,6 +364,13 @@ struct kcounter {
 	unsigned long long khz;
 };
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static char *next_line(char **p)
 {
 	char *l = *p, *nl;
@@ -488,6 +495,8 @@ static void parse_results(char *text, const struct kopts *o, const int *cpus, in
 			}
 			if (!s->top)
 				tc_cli_fail("out of memory");
+			/* the module writes heap order; result files keep them ascending */
+			qsort(s->top, s->top_len, sizeof(*s->top), cmp_u64);
 		}
 	}
 	if (version != TC_KMOD_RESULTS_VERSION)
