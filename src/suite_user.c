@@ -237,8 +237,15 @@ static void print_header(const struct run_data *d, FILE *f)
 		fprintf(f, "%sCPU%d %llu", i ? ", " : "", o->cpus[i],
 			(unsigned long long)d->irqs[i]);
 	fprintf(f, " during the run (/proc/interrupts)\n");
-	fprintf(f, "unit:         %s%s\n\n", o->unit_ticks ? "counter ticks" : "ns",
+	fprintf(f, "unit:         %s%s\n", o->unit_ticks ? "counter ticks" : "ns",
 		o->batch > 1 ? " per pair (batch samples divided by the batch size)" : "");
+	if (d->ci.resolution > 1 && o->batch == 1)
+		fprintf(f, "resolution:   single-pair samples move in steps of %llu ticks (%.1f ns) on"
+			" this counter;\n              differences below that show in average and"
+			" max_avg only: use --batch K\n",
+			(unsigned long long)d->ci.resolution,
+			tc_clock_ticks_to_ns(&d->ci, (double)d->ci.resolution));
+	fputc('\n', f);
 }
 
 static const char *const *col_names(void)
