@@ -60,6 +60,21 @@ enum tc_verdict tc_compare_verdict(double lo, double hi)
 	return TC_VERDICT_SAME;
 }
 
+enum tc_verdict tc_compare_verdict_dir(double lo, double hi, bool higher_better)
+{
+	return higher_better ? tc_compare_verdict(-hi, -lo) : tc_compare_verdict(lo, hi);
+}
+
+bool tc_metric_applies(enum tc_result_shape shape, enum tc_metric m)
+{
+	if ((unsigned int)m >= TC_NR_METRICS)
+		return false;
+	if (shape == TC_RESULT_SHAPE_HIST)
+		return true;
+	return m == TC_METRIC_MEDIAN || m == TC_METRIC_MIN || m == TC_METRIC_MAX ||
+	       m == TC_METRIC_AVERAGE;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -139,12 +154,68 @@ static uint64_t rng_seed(uint64_t seed, int g)
 	return s;
 }
 
+/* A round's value and index, to visit the rounds in ascending order. */
+struct ranked {
+	double v;
+	int i;
+};
+
 struct work {
 	const struct tc_compare_opts *o;
 	struct tc_hist *h;
 	struct tc_topn *t;
 	unsigned int *k;	/* draw counts per repetition */
+	struct ranked *order;	/* system: the cell's rounds, ascending */
 };
+
+static int cmp_ranked(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+
+	if (x->v != y->v)
+		return (x->v > y->v) - (x->v < y->v);
+	return x->i - y->i;
+}
+
+/*
+ * System: median (mean of the middle two for an even count, as
+ * tc_summary_compute()), min, max and average of the rounds drawn @k[i]
+ * times each; @w->order holds the cell's rounds in ascending order.
+ */
+static void figures_values(const struct work *w, const struct tc_result_cell *cell,
+			   double unit, const unsigned int *k, double *v)
+{
+	unsigned long total = 0, seen = 0, lo_rank, hi_rank;
+	double sum = 0, lo = NAN, hi = NAN, min = NAN, max = 0;
+	int j;
+
+	for (j = 0; j < cell->nr_reps; j++) {
+		total += k[j];
+		sum += k[j] * cell->values[j];
+	}
+	/* 1-based ranks of the middle value(s) */
+	lo_rank = (total + 1) / 2;
+	hi_rank = total / 2 + 1;
+	for (j = 0; j < cell->nr_reps; j++) {
+		const struct ranked *x = &w->order[j];
+
+		if (!k[x->i])
+			continue;
+		if (isnan(min))
+			min = x->v;
+		max = x->v;
+		if (seen < lo_rank && seen + k[x->i] >= lo_rank)
+			lo = x->v;
+		if (seen < hi_rank && seen + k[x->i] >= hi_rank)
+			hi = x->v;
+		seen += k[x->i];
+	}
+	v[TC_METRIC_MEDIAN] = (total % 2 ? lo : (lo + hi) / 2) * unit;
+	v[TC_METRIC_MIN] = min * unit;
+	v[TC_METRIC_MAX] = max * unit;
+	v[TC_METRIC_AVERAGE] = sum / (double)total * unit;
+	v[TC_METRIC_MAX_AVG] = v[TC_METRIC_PERCENTILE] = NAN;
+}
 
 /* Every figure of the repetitions drawn @k[i] times each, in the output unit. */
 static int figures(struct work *w, const struct tc_result_cell *cell, double unit,
@@ -153,6 +224,10 @@ static int figures(struct work *w, const struct tc_result_cell *cell, double uni
 	struct tc_stats st;
 	int i, err;
 
+	if (cell->values) {
+		figures_values(w, cell, unit, k, v);
+		return 0;
+	}
 	tc_hist_init(w->h);
 	tc_topn_init(w->t, w->o->highest);
 	for (i = 0; i < cell->nr_reps; i++)
@@ -174,17 +249,20 @@ static int check_opts(const struct tc_compare_column *cols, int nr_cols,
 		      const struct tc_compare_opts *o)
 {
 	double a = 1 - o->confidence;
+	bool hist;
 	int c;
 
-	if (nr_cols < 1 || !(o->confidence > 0 && o->confidence < 1) ||
-	    floor((double)o->resamples * a / 2 + 1e-9) < 1 ||
-	    !(o->percentile > 0 && o->percentile <= 100) || !o->highest)
+	if (nr_cols < 1 || !cols[0].file || !(o->confidence > 0 && o->confidence < 1) ||
+	    floor((double)o->resamples * a / 2 + 1e-9) < 1)
+		return -EINVAL;
+	hist = cols[0].file->shape == TC_RESULT_SHAPE_HIST;
+	if (hist && (!(o->percentile > 0 && o->percentile <= 100) || !o->highest))
 		return -EINVAL;
 	for (c = 0; c < nr_cols; c++) {
 		const struct tc_result_file *f = cols[c].file;
 
-		if (!f || f->shape != TC_RESULT_SHAPE_HIST || cols[c].config < 0 ||
-		    cols[c].config >= f->nr_configs || o->highest > f->highest ||
+		if (!f || f->shape != cols[0].file->shape || cols[c].config < 0 ||
+		    cols[c].config >= f->nr_configs || (hist && o->highest > f->highest) ||
 		    !(cols[c].scale > 0 && isfinite(cols[c].scale)) || cols[c].ref >= nr_cols)
 			return -EINVAL;
 	}
@@ -213,6 +291,8 @@ static int collect_rows(struct tc_compare *res, const struct tc_compare_column *
 				continue;
 			res->rows[i].name = f->rows[r].name;
 			res->rows[i].title = f->rows[r].title;
+			res->rows[i].unit = f->rows[r].unit;
+			res->rows[i].higher_better = f->rows[r].higher_better;
 			res->rows[i].cells = calloc((size_t)nr_cols * TC_NR_METRICS,
 						    sizeof(*res->rows[i].cells));
 			if (!res->rows[i].cells)
@@ -245,13 +325,18 @@ static int compare_row(struct work *w, const struct tc_compare_column *cols, int
 		if (ri < 0)
 			continue;
 		rc = &f->rows[ri].cells[cols[c].config];
-		for (i = 0; i < rc->nr_reps; i++)
+		for (i = 0; i < rc->nr_reps; i++) {
 			w->k[i] = 1;
+			if (rc->values)
+				w->order[i] = (struct ranked){ rc->values[i], i };
+		}
+		if (rc->values)
+			qsort(w->order, (size_t)rc->nr_reps, sizeof(*w->order), cmp_ranked);
 		err = figures(w, rc, unit, w->k, v);
 		if (err)
 			return err;
 		for (m = 0; m < TC_NR_METRICS; m++) {
-			cell[m].present = true;
+			cell[m].present = tc_metric_applies(f->shape, m);
 			cell[m].reps = rc->nr_reps;
 			cell[m].value = v[m];
 			cell[m].change = NAN;
@@ -298,7 +383,7 @@ static int compare_row(struct work *w, const struct tc_compare_column *cols, int
 			err = tc_compare_interval(d, B, o->confidence, &x->lo, &x->hi);
 			if (err)
 				return err;
-			x->verdict = tc_compare_verdict(x->lo, x->hi);
+			x->verdict = tc_compare_verdict_dir(x->lo, x->hi, row->higher_better);
 		}
 	}
 	return 0;
@@ -341,9 +426,10 @@ int tc_compare_run(const struct tc_compare_column *cols, int nr_cols,
 	w.h = malloc(sizeof(*w.h));
 	w.t = malloc(TC_TOPN_SIZE(o->highest));
 	w.k = calloc(max_reps, sizeof(*w.k));
+	w.order = calloc(max_reps, sizeof(*w.order));
 	rep = calloc((size_t)nr_cols * TC_NR_METRICS * o->resamples, sizeof(*rep));
 	d = calloc(o->resamples, sizeof(*d));
-	if (!w.h || !w.t || !w.k || !rep || !d)
+	if (!w.h || !w.t || !w.k || !w.order || !rep || !d)
 		goto out;
 	for (r = 0; r < res->nr_rows; r++) {
 		err = compare_row(&w, cols, nr_cols, group, &res->rows[r], rep, d);
@@ -355,6 +441,7 @@ out:
 	free(w.h);
 	free(w.t);
 	free(w.k);
+	free(w.order);
 	free(rep);
 	free(d);
 	free(group);

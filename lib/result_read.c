@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,9 +137,11 @@ static int get_num(struct rd *r, const json_t *obj, const char *path, const char
 }
 
 /*
- * A string, copied. @strict: a name (1 .. TC_RESULT_MAX_NAME printable
- * ASCII characters); otherwise any string, truncated to 255 characters
- * with control characters replaced (it is only ever printed).
+ * A string, copied. @strict 1: a name (1 .. TC_RESULT_MAX_NAME printable
+ * ASCII characters, no spaces); 2: the same with spaces allowed inside
+ * (system metric names such as "fs 1k create", units); 0: any string,
+ * truncated to 255 characters with control characters replaced (it is only
+ * ever printed).
  */
 static int get_str(struct rd *r, const json_t *obj, const char *path, const char *key,
 		   int strict, char **out)
@@ -157,9 +160,13 @@ static int get_str(struct rd *r, const json_t *obj, const char *path, const char
 			return BAD(r, "%s%s%s: a name of 1 to %d characters was expected (%zu)",
 				   path, *path ? "." : "", key, TC_RESULT_MAX_NAME, len);
 		for (i = 0; i < len; i++)
-			if (s[i] <= 0x20 || s[i] >= 0x7f)
-				return BAD(r, "%s%s%s: a name must be printable ASCII "
-					   "without spaces", path, *path ? "." : "", key);
+			if (s[i] < 0x20 || s[i] >= 0x7f || (s[i] == ' ' && strict == 1))
+				return BAD(r, "%s%s%s: a name must be printable ASCII%s",
+					   path, *path ? "." : "", key,
+					   strict == 1 ? " without spaces" : "");
+		if (s[0] == ' ' || s[len - 1] == ' ')
+			return BAD(r, "%s%s%s: a name must not start or end with a space",
+				   path, *path ? "." : "", key);
 	}
 	if (len > 255)
 		len = 255;
@@ -495,6 +502,9 @@ static int read_rows(struct rd *r, struct tc_result_file *f, const json_t *sec,
 		if ((err = get_str(r, p, path, "name", 1, &row->name)) ||
 		    (err = get_str(r, p, path, "title", 0, &row->title)))
 			return err;
+		row->unit = strdup("");
+		if (!row->unit)
+			return rd_fail(r, -ENOMEM, "out of memory");
 		if (tc_result_file_row(f, row->name) != (int)i)
 			return BAD(r, "%s.name: pair '%s' appears twice", path, row->name);
 		if ((err = get(r, p, path, "cells", JSON_ARRAY, &jc)))
@@ -596,14 +606,322 @@ static int read_hist_section(struct rd *r, struct tc_result_file *f, const json_
 	return read_rows(r, f, sec, (unsigned int)v);
 }
 
+/* ---- the system section (doc/result-system.md) ---- */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * A per-round array @key of exactly @n entries: numbers in [0,
+ * TC_RESULT_MAX_VALUE] into @v, or (@v NULL) integers >= 0 into @cnt.
+ */
+static int read_rounds(struct rd *r, const json_t *obj, const char *path, const char *key,
+		       unsigned int n, double *v, json_int_t *cnt)
+{
+	json_t *ja;
+	size_t i;
+	int err;
+
+	if ((err = get(r, obj, path, key, JSON_ARRAY, &ja)))
+		return err;
+	if (json_array_size(ja) != n)
+		return BAD(r, "%s.%s: %zu values for %u rounds (repeat)", path, key,
+			   json_array_size(ja), n);
+	for (i = 0; i < n; i++) {
+		const json_t *j = json_array_get(ja, i);
+
+		if (v) {
+			double x = json_is_number(j) ? json_number_value(j) : NAN;
+
+			if (!(x >= 0 && x <= TC_RESULT_MAX_VALUE))
+				return BAD(r, "%s.%s[%zu]: a number in [0, %g] expected", path,
+					   key, i, TC_RESULT_MAX_VALUE);
+			v[i] = x;
+		} else {
+			if (!json_is_integer(j) || json_integer_value(j) < 0)
+				return BAD(r, "%s.%s[%zu]: a non-negative integer expected", path,
+					   key, i);
+			cnt[i] = json_integer_value(j);
+		}
+	}
+	return 0;
+}
+
+/* @a and @b agree to 1e-9 (relative): a summary written from the values. */
+static bool near(double a, double b)
+{
+	return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b)) + 1e-12;
+}
+
+/* summary: null, or an object whose median, min and max are those of @v. */
+static int check_summary(struct rd *r, const json_t *jc, const char *path, const double *v,
+			 unsigned int n, double *tmp)
+{
+	json_t *js = json_object_get(jc, "summary"), *ov = json_object_get(jc, "overhead_pct");
+	static const char *const keys[] = { "median", "min", "max" };
+	double want[3];
+	unsigned int i;
+
+	if (ov && !json_is_object(ov) && !json_is_null(ov))
+		return BAD(r, "%s.overhead_pct: %s where an object or null was expected", path,
+			   type_name(ov));
+	if (!js)
+		return BAD(r, "%s.summary: missing", path);
+	if (json_is_null(js))
+		return 0;
+	if (!json_is_object(js))
+		return BAD(r, "%s.summary: %s where an object or null was expected", path,
+			   type_name(js));
+	memcpy(tmp, v, n * sizeof(*tmp));
+	qsort(tmp, n, sizeof(*tmp), cmp_double);
+	want[0] = n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
+	want[1] = tmp[0];
+	want[2] = tmp[n - 1];
+	for (i = 0; i < 3; i++) {
+		const json_t *j = json_object_get(js, keys[i]);
+
+		if (!json_is_number(j))
+			return BAD(r, "%s.summary.%s: a number expected", path, keys[i]);
+		if (!near(json_number_value(j), want[i]))
+			return BAD(r, "%s.summary.%s: %g is not the %s of the values (%g)", path,
+				   keys[i], json_number_value(j), keys[i], want[i]);
+	}
+	return 0;
+}
+
+/* One cell of a metric: per-round values and event counts. */
+static int read_value_cell(struct rd *r, struct tc_result_file *f, const json_t *jc,
+			   const char *cpath, struct tc_result_row *row, json_int_t *cnt,
+			   double *tmp)
+{
+	static const char *const ev[] = {
+		"events_written", "events_lost", "events_in_buffer", "events_from_workload",
+	};
+	unsigned int n = f->repeat, k;
+	json_int_t *e[4];
+	double *v;
+	char *prof;
+	int err, c, i;
+
+	if (!json_is_object(jc))
+		return BAD(r, "%s: %s where an object was expected", cpath, type_name(jc));
+	if ((err = get_str(r, jc, cpath, "profile", 1, &prof)))
+		return err;
+	c = tc_result_file_config(f, prof);
+	free(prof);
+	if (c < 0)
+		return BAD(r, "%s.profile: not one of the file's available profiles", cpath);
+	if (row->cells[c].values)
+		return BAD(r, "%s.profile: '%s' appears twice", cpath, f->configs[c]);
+	v = calloc(n, sizeof(*v));
+	if (!v)
+		return rd_fail(r, -ENOMEM, "out of memory");
+	row->cells[c].values = v;
+	row->cells[c].nr_reps = (int)n;
+	if ((err = read_rounds(r, jc, cpath, "values", n, v, NULL)) ||
+	    (err = read_rounds(r, jc, cpath, "work", n, NULL, cnt)))
+		return err;
+	for (i = 0; i < 4; i++) {
+		e[i] = cnt + (size_t)(i + 1) * n;
+		if ((err = read_rounds(r, jc, cpath, ev[i], n, NULL, e[i])))
+			return err;
+	}
+	for (k = 0; k < n; k++) {
+		if (e[1][k] > e[0][k])
+			return BAD(r, "%s.events_lost[%u]: more than events_written", cpath, k);
+		if (e[3][k] > e[2][k])
+			return BAD(r, "%s.events_from_workload[%u]: more than events_in_buffer",
+				   cpath, k);
+	}
+	return check_summary(r, jc, cpath, v, n, tmp);
+}
+
+/* One metric of a workload: a row. */
+static int read_metric(struct rd *r, struct tc_result_file *f, const json_t *jm,
+		       const char *path, json_int_t *cnt, double *tmp)
+{
+	struct tc_result_row *row = &f->rows[f->nr_rows];
+	char title[256], *work_unit;
+	json_int_t asked;
+	json_t *jc, *hb;
+	size_t j;
+	int err;
+
+	if (!json_is_object(jm))
+		return BAD(r, "%s: %s where an object was expected", path, type_name(jm));
+	if (f->nr_rows == TC_RESULT_MAX_WORKLOADS * TC_RESULT_MAX_METRICS)
+		return BAD(r, "%s: more than %d metrics", path,
+			   TC_RESULT_MAX_WORKLOADS * TC_RESULT_MAX_METRICS);
+	f->nr_rows++;
+	row->cells = calloc((size_t)f->nr_configs, sizeof(*row->cells));
+	if (!row->cells)
+		return rd_fail(r, -ENOMEM, "out of memory");
+	if ((err = get_str(r, jm, path, "name", 2, &row->name)) ||
+	    (err = get_str(r, jm, path, "unit", 2, &row->unit)))
+		return err;
+	if (tc_result_file_row(f, row->name) != f->nr_rows - 1)
+		return BAD(r, "%s.name: metric '%s' appears twice", path, row->name);
+	hb = json_object_get(jm, "higher_is_better");
+	if (!json_is_boolean(hb))
+		return BAD(r, "%s.higher_is_better: %s where a boolean was expected", path,
+			   hb ? type_name(hb) : "missing");
+	row->higher_better = json_is_true(hb);
+	if ((err = get_str(r, jm, path, "work_unit", 0, &work_unit)))
+		return err;
+	err = get_int(r, jm, path, "work_asked", 0, INT64_MAX, &asked);
+	if (!err) {
+		snprintf(title, sizeof(title), "%s: %s is better (%.60s per run: %lld)",
+			 row->name, row->higher_better ? "higher" : "lower", work_unit,
+			 (long long)asked);
+		row->title = strdup(title);
+		if (!row->title)
+			err = rd_fail(r, -ENOMEM, "out of memory");
+	}
+	free(work_unit);
+	if (err)
+		return err;
+	if ((err = get(r, jm, path, "cells", JSON_ARRAY, &jc)))
+		return err;
+	if (json_array_size(jc) != (size_t)f->nr_configs)
+		return BAD(r, "%s.cells: %zu cells for %d available profiles", path,
+			   json_array_size(jc), f->nr_configs);
+	for (j = 0; j < json_array_size(jc); j++) {
+		char cpath[192];
+
+		snprintf(cpath, sizeof(cpath), "%s.cells[%zu]", path, j);
+		if ((err = read_value_cell(r, f, json_array_get(jc, j), cpath, row, cnt, tmp)))
+			return err;
+	}
+	return 0;
+}
+
+/* The section of the system suite: profiles are columns, metrics rows. */
+static int read_values_section(struct rd *r, struct tc_result_file *f, const json_t *sec)
+{
+	json_t *jp, *jw;
+	json_int_t v, *cnt;
+	double *tmp;
+	size_t i, j, nm = 0;
+	char path[128];
+	int err;
+
+	if ((err = get_int(r, sec, "system", "repeat", 1, TC_RESULT_MAX_REPEAT, &v)))
+		return err;
+	f->repeat = (unsigned int)v;
+	if ((err = get(r, sec, "system", "profiles", JSON_ARRAY, &jp)))
+		return err;
+	if (!json_array_size(jp) || json_array_size(jp) > TC_RESULT_MAX_CONFIGS)
+		return BAD(r, "system.profiles: 1 to %d profiles expected",
+			   TC_RESULT_MAX_CONFIGS);
+	f->configs = calloc(json_array_size(jp), sizeof(*f->configs));
+	if (!f->configs)
+		return rd_fail(r, -ENOMEM, "out of memory");
+	for (i = 0; i < json_array_size(jp); i++) {
+		const json_t *p = json_array_get(jp, i), *av;
+		char *name;
+
+		snprintf(path, sizeof(path), "system.profiles[%zu]", i);
+		if (!json_is_object(p))
+			return BAD(r, "%s: %s where an object was expected", path, type_name(p));
+		av = json_object_get(p, "available");
+		if (!json_is_boolean(av))
+			return BAD(r, "%s.available: %s where a boolean was expected", path,
+				   av ? type_name(av) : "missing");
+		if ((err = get_str(r, p, path, "name", 1, &name)))
+			return err;
+		if (tc_result_file_config(f, name) >= 0) {
+			err = BAD(r, "%s.name: profile '%s' appears twice", path, name);
+			free(name);
+			return err;
+		}
+		if (json_is_true(av))
+			f->configs[f->nr_configs++] = name;
+		else
+			free(name);
+	}
+	if (!f->nr_configs)
+		return BAD(r, "system.profiles: no available profile (no column)");
+	if ((err = get(r, sec, "system", "workloads", JSON_ARRAY, &jw)))
+		return err;
+	if (!json_array_size(jw) || json_array_size(jw) > TC_RESULT_MAX_WORKLOADS)
+		return BAD(r, "system.workloads: 1 to %d workloads expected",
+			   TC_RESULT_MAX_WORKLOADS);
+	for (i = 0; i < json_array_size(jw); i++) {
+		const json_t *w = json_array_get(jw, i);
+		json_t *jm;
+
+		snprintf(path, sizeof(path), "system.workloads[%zu]", i);
+		if (!json_is_object(w))
+			return BAD(r, "%s: %s where an object was expected", path, type_name(w));
+		if ((err = get(r, w, path, "metrics", JSON_ARRAY, &jm)))
+			return err;
+		if (!json_array_size(jm) || json_array_size(jm) > TC_RESULT_MAX_METRICS)
+			return BAD(r, "%s.metrics: 1 to %d metrics expected", path,
+				   TC_RESULT_MAX_METRICS);
+		nm += json_array_size(jm);
+	}
+	f->rows = calloc(nm, sizeof(*f->rows));
+	/* five per-round integer arrays of one cell */
+	cnt = calloc((size_t)f->repeat * 5, sizeof(*cnt));
+	tmp = calloc(f->repeat, sizeof(*tmp));
+	if (!f->rows || !cnt || !tmp) {
+		free(cnt);
+		free(tmp);
+		return rd_fail(r, -ENOMEM, "out of memory");
+	}
+	for (i = 0; i < json_array_size(jw) && !err; i++) {
+		const json_t *w = json_array_get(jw, i), *jm = json_object_get(w, "metrics");
+		char *wname;
+
+		snprintf(path, sizeof(path), "system.workloads[%zu]", i);
+		if ((err = get_str(r, w, path, "name", 1, &wname)))
+			break;
+		free(wname);
+		for (j = 0; j < json_array_size(jm) && !err; j++) {
+			char mpath[160];
+
+			snprintf(mpath, sizeof(mpath), "%s.metrics[%zu]", path, j);
+			err = read_metric(r, f, json_array_get(jm, j), mpath, cnt, tmp);
+		}
+	}
+	free(cnt);
+	free(tmp);
+	return err;
+}
+
+/* cpus of the header: the CPUs the system suite's workloads ran on. */
+static int read_cpus(struct rd *r, struct tc_result_file *f, const json_t *root)
+{
+	const json_t *jc = json_object_get(root, "cpus");
+	size_t i;
+
+	if (!jc)
+		return 0;
+	if (!json_is_array(jc) || json_array_size(jc) > TC_RESULT_MAX_CPUS)
+		return BAD(r, "cpus: an array of at most %d CPUs expected", TC_RESULT_MAX_CPUS);
+	for (i = 0; i < json_array_size(jc); i++) {
+		const json_t *c = json_array_get(jc, i);
+
+		if (!json_is_integer(c) || json_integer_value(c) < 0 ||
+		    json_integer_value(c) >= TC_RESULT_MAX_CPUS)
+			return BAD(r, "cpus[%zu]: a CPU number in [0, %d) expected", i,
+				   TC_RESULT_MAX_CPUS);
+	}
+	f->nr_cpus = (int)json_array_size(jc);
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	enum tc_result_shape shape;
-	int supported;
 } suites[] = {
-	{ "user", TC_RESULT_SHAPE_HIST, 1 },
-	{ "kernel", TC_RESULT_SHAPE_HIST, 1 },
-	{ "system", TC_RESULT_SHAPE_VALUES, 0 },
+	{ "user", TC_RESULT_SHAPE_HIST },
+	{ "kernel", TC_RESULT_SHAPE_HIST },
+	{ "system", TC_RESULT_SHAPE_VALUES },
 };
 
 static int read_header(struct rd *r, struct tc_result_file *f, const json_t *root)
@@ -636,11 +954,8 @@ static int read_header(struct rd *r, struct tc_result_file *f, const json_t *roo
 		if (!strcmp(suites[i].name, f->suite))
 			break;
 	if (i == sizeof(suites) / sizeof(suites[0]))
-		return rd_fail(r, -EOPNOTSUPP, "unknown suite '%s' (known: user, kernel)",
-			       f->suite);
-	if (!suites[i].supported)
-		return rd_fail(r, -EOPNOTSUPP, "suite '%s' is not supported by this reader yet",
-			       f->suite);
+		return rd_fail(r, -EOPNOTSUPP, "unknown suite '%s' (known: user, kernel, "
+			       "system)", f->suite);
 	f->shape = suites[i].shape;
 	if ((err = get(r, root, "", "uname", JSON_OBJECT, &uname)) ||
 	    (err = get_str(r, uname, "uname", "release", 0, &f->release)) ||
@@ -703,8 +1018,11 @@ int tc_result_file_parse(const char *buf, size_t len, const char *name,
 	ret = f->path ? read_header(&r, f, root) : rd_fail(&r, -ENOMEM, "out of memory");
 	if (!ret) {
 		ret = get(&r, root, "", f->suite, JSON_OBJECT, &sec);
+		if (!ret && f->shape == TC_RESULT_SHAPE_VALUES)
+			ret = read_cpus(&r, f, root);
 		if (!ret)
-			ret = read_hist_section(&r, f, sec);
+			ret = f->shape == TC_RESULT_SHAPE_HIST ? read_hist_section(&r, f, sec) :
+			      read_values_section(&r, f, sec);
 	}
 	json_decref(root);
 	free(r.tmp);
@@ -793,6 +1111,7 @@ void tc_result_file_free(struct tc_result_file *f)
 		free(row->cells);
 		free(row->name);
 		free(row->title);
+		free(row->unit);
 	}
 	free(f->rows);
 	for (i = 0; i < f->nr_configs; i++)

@@ -183,6 +183,8 @@ enum fmt { FMT_TEXT, FMT_MARKDOWN, FMT_CSV, FMT_JSON };
 struct cmp_opts {
 	enum fmt fmt;
 	bool metrics[TC_NR_METRICS];
+	bool named[TC_NR_METRICS];	/* named in --metrics (not by "all") */
+	bool metrics_set;		/* --metrics given */
 	bool ticks;
 	double percentile;		/* 0: the first file's */
 	unsigned int resamples;
@@ -217,7 +219,8 @@ static void usage(void)
 	       "  --label NAME     name of the next column (repeat; default <release> or\n"
 	       "                   <release>:<config>)\n"
 	       "  --metrics LIST   rows, from average,median,max_avg,percentile,min,max or all\n"
-	       "                   (default average,median,max_avg,percentile)\n"
+	       "                   (default average,median,max_avg,percentile; system\n"
+	       "                   results: median,min,max of the rounds, or average)\n"
 	       "  --format F       text (default), markdown, csv or json\n"
 	       "  --unit ns|ticks  ns per pair (default; each file's counter frequency) or ticks\n"
 	       "  --percentile P   the percentile row (default: the first file's)\n"
@@ -226,6 +229,7 @@ static void usage(void)
 	       "Each cell after the first: value, change against the first column, and a\n"
 	       "verdict from the 95%% bootstrap percentile interval of the difference:\n"
 	       "> slower, < faster, ~ no significant difference, ? n/a (one repetition).\n"
+	       "Where higher is better (files/s), < (faster) marks a higher value.\n"
 	       "Changes from +1000%% on show as the ratio: x42 is 42 times the reference.\n");
 }
 
@@ -237,6 +241,8 @@ static void parse_metrics(struct cmp_opts *o, const char *arg)
 	if (!copy)
 		tc_cli_fail("out of memory");
 	memset(o->metrics, 0, sizeof(o->metrics));
+	memset(o->named, 0, sizeof(o->named));
+	o->metrics_set = true;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(tok, "all")) {
 			for (m = 0; m < TC_NR_METRICS; m++)
@@ -247,7 +253,7 @@ static void parse_metrics(struct cmp_opts *o, const char *arg)
 		if (m < 0)
 			tc_cli_usage("--metrics: unknown metric '%s' (average, median, max_avg, "
 				     "percentile, min, max, all)", tok);
-		o->metrics[m] = true;
+		o->metrics[m] = o->named[m] = true;
 	}
 	free(copy);
 	for (m = 0; m < TC_NR_METRICS && !o->metrics[m]; m++)
@@ -369,6 +375,73 @@ static void check_columns(const struct tc_cli_column *col, int n, struct cmp_opt
 }
 
 /*
+ * System results: no counter, no percentile; each row has its own unit,
+ * which must agree (with its direction) across the files; rows are median,
+ * min, max (or average) of the rounds.
+ */
+static void check_system_columns(const struct tc_cli_column *col, int n, struct cmp_opts *o,
+				 double *freq, double *scale)
+{
+	const struct tc_result_file *f0 = col[0].file;
+	int i, j, r, m;
+
+	for (i = 1; i < n; i++)
+		if (strcmp(col[i].file->suite, f0->suite))
+			tc_cli_usage("%s (suite %s) and %s (suite %s): results of different "
+				     "suites cannot be compared", f0->path, f0->suite,
+				     col[i].file->path, col[i].file->suite);
+	if (o->ticks)
+		tc_cli_usage("--unit ticks: %s is a system result (every metric has its own "
+			     "unit)", f0->path);
+	if (o->percentile)
+		tc_cli_usage("--percentile: %s is a system result (no percentile row)",
+			     f0->path);
+	if (!o->metrics_set) {
+		memset(o->metrics, 0, sizeof(o->metrics));
+		o->metrics[TC_METRIC_MEDIAN] = o->metrics[TC_METRIC_MIN] = true;
+		o->metrics[TC_METRIC_MAX] = true;
+	}
+	for (m = 0; m < TC_NR_METRICS; m++) {
+		if (tc_metric_applies(TC_RESULT_SHAPE_VALUES, m))
+			continue;
+		if (o->named[m])
+			tc_cli_usage("--metrics: %s does not apply to system results (median, "
+				     "min, max, average)", tc_metric_name(m));
+		o->metrics[m] = false;
+	}
+	for (i = 0; i < n; i++) {
+		const struct tc_result_file *f = col[i].file;
+
+		freq[i] = 0;
+		scale[i] = 1;
+		for (j = 0; j < i; j++) {
+			const struct tc_result_file *g = col[j].file;
+
+			if (g == f)
+				continue;
+			for (r = 0; r < f->nr_rows; r++) {
+				int k = tc_result_file_row(g, f->rows[r].name);
+
+				if (k < 0 || (!strcmp(g->rows[k].unit, f->rows[r].unit) &&
+					      g->rows[k].higher_better == f->rows[r].higher_better))
+					continue;
+				tc_cli_usage("%s and %s: metric '%s' is in %s%s in one and in %s%s "
+					     "in the other", g->path, f->path, f->rows[r].name,
+					     g->rows[k].unit, g->rows[k].higher_better ?
+					     " (higher is better)" : "", f->rows[r].unit,
+					     f->rows[r].higher_better ? " (higher is better)" : "");
+			}
+		}
+	}
+	o->percentile = 0;
+}
+
+static bool is_system(const struct tc_result_file *f)
+{
+	return f->shape == TC_RESULT_SHAPE_VALUES;
+}
+
+/*
  * The column @c is compared with. One FILE[:CONFIG] argument: the first
  * column (the seed tables: each configuration against the first). Several:
  * the first argument's columns are the references, and every other column
@@ -484,12 +557,28 @@ static void print_header(const struct ctx *x, FILE *f, const char *pre)
 
 		if (x->cc[i].ref >= 0 && x->cc[i].ref != i)
 			snprintf(vs, sizeof(vs), "vs %s", x->col[x->cc[i].ref].name);
-		fprintf(f, "%s  %s: %s:%s (%s), %s on %s (%s), %u repetition%s x %d CPU%s, "
-			"batch %u, do_work %s\n", pre, x->col[i].name, fi->path,
-			fi->configs[x->col[i].config], vs, fi->release, fi->nodename,
-			fi->cpu_model, fi->repeat, fi->repeat > 1 ? "s" : "", fi->nr_cpus,
-			fi->nr_cpus > 1 ? "s" : "", fi->batch, fi->do_work ? "on" : "off");
+		if (is_system(fi))
+			fprintf(f, "%s  %s: %s:%s (%s), %s on %s (%s), %u round%s on %d CPU%s\n",
+				pre, x->col[i].name, fi->path, fi->configs[x->col[i].config], vs,
+				fi->release, fi->nodename, fi->cpu_model, fi->repeat,
+				fi->repeat > 1 ? "s" : "", fi->nr_cpus, fi->nr_cpus > 1 ? "s" : "");
+		else
+			fprintf(f, "%s  %s: %s:%s (%s), %s on %s (%s), %u repetition%s x %d "
+				"CPU%s, batch %u, do_work %s\n", pre, x->col[i].name, fi->path,
+				fi->configs[x->col[i].config], vs, fi->release, fi->nodename,
+				fi->cpu_model, fi->repeat, fi->repeat > 1 ? "s" : "", fi->nr_cpus,
+				fi->nr_cpus > 1 ? "s" : "", fi->batch, fi->do_work ? "on" : "off");
 		own |= x->freq[i] != x->freq[0];
+	}
+	if (is_system(f0)) {
+		fprintf(f, "%sunit: each section's own (the workload's metric); where higher is "
+			"better (files/s) the verdict says better or worse: < faster = higher\n",
+			pre);
+		fprintf(f, "%smethod: %.0f%% bootstrap percentile interval of each difference, "
+			"%u resamples of the rounds (seed %llu; columns of one run resampled "
+			"together, round r with round r)\n", pre, CONFIDENCE * 100,
+			x->o->resamples, (unsigned long long)x->o->seed);
+		return;
 	}
 	if (x->o->ticks) {
 		fprintf(f, "%sunit: counter ticks per pair (%.3f MHz)\n", pre, f0->freq_hz / 1e6);
@@ -529,6 +618,9 @@ static void print_text(const struct ctx *x)
 		if (x->o->metrics[m] && len > lw)
 			lw = len;
 	}
+	for (r = 0; r < x->res->nr_rows; r++)
+		if ((int)strlen(x->res->rows[r].unit) > lw)
+			lw = (int)strlen(x->res->rows[r].unit);
 	for (r = 0; r < x->res->nr_rows; r++) {
 		const struct tc_compare_row *row = &x->res->rows[r];
 		int *valw, *pctw, *cw;
@@ -558,7 +650,7 @@ static void print_text(const struct ctx *x)
 			if ((int)strlen(x->col[c].name) > cw[c])
 				cw[c] = (int)strlen(x->col[c].name);
 		}
-		printf("%s\n\n%*s", row->title, lw, "Metric");
+		printf("%s\n\n%*s", row->title, lw, *row->unit ? row->unit : "Metric");
 		for (c = 0; c < x->n; c++)
 			printf("  %*s", cw[c], x->col[c].name);
 		putchar('\n');
@@ -588,7 +680,8 @@ static void print_text(const struct ctx *x)
 		}
 		free(valw);
 		printf("\n> slower, < faster, ~ no significant difference (%.0f%%), ? n/a; "
-		       "xN: N times\n\n", CONFIDENCE * 100);
+		       "xN: N times%s\n\n", CONFIDENCE * 100, row->higher_better ?
+		       "; higher is better here: < is a higher value" : "");
 	}
 }
 
@@ -636,7 +729,8 @@ static void print_markdown(const struct ctx *x)
 	}
 	for (r = 0; r < x->res->nr_rows; r++) {
 		const struct tc_compare_row *row = &x->res->rows[r];
-		struct tc_table *t = tc_table_new(row->title, "Metric", x->n, names);
+		struct tc_table *t = tc_table_new(row->title, *row->unit ? row->unit : "Metric",
+						  x->n, names);
 
 		if (!t)
 			tc_cli_fail("out of memory");
@@ -714,8 +808,10 @@ static void print_csv(const struct ctx *x)
 				csv_num(cell->change);
 				csv_num(cell->lo);
 				csv_num(cell->hi);
-				printf(",%s,%s\n", is_ref(x, c) ? "reference" :
-				       tc_verdict_name(cell->verdict), x->unit);
+				printf(",%s,", is_ref(x, c) ? "reference" :
+				       tc_verdict_name(cell->verdict));
+				csv_field(*row->unit ? row->unit : x->unit);
+				putchar('\n');
 			}
 		}
 	}
@@ -734,6 +830,17 @@ static void print_json(const struct ctx *x)
 	for (c = 0; c < x->n; c++) {
 		const struct tc_result_file *f = x->col[c].file;
 
+		if (is_system(f)) {
+			json_array_append_new(cols, json_pack(
+				"{s:s, s:o, s:s, s:s, s:s, s:s, s:s, s:i, s:i}",
+				"name", x->col[c].name, "reference", is_ref(x, c) ? json_null() :
+				json_string(x->col[x->cc[c].ref].name),
+				"file", f->path, "configuration", f->configs[x->col[c].config],
+				"release", f->release, "nodename", f->nodename,
+				"cpu_model", f->cpu_model, "repetitions", (int)f->repeat,
+				"cpus", f->nr_cpus));
+			continue;
+		}
 		json_array_append_new(cols, json_pack(
 			"{s:s, s:o, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:o, s:f, s:b}",
 			"name", x->col[c].name,
@@ -775,19 +882,25 @@ static void print_json(const struct ctx *x)
 			json_array_append_new(rows, json_pack("{s:s, s:o}", "metric",
 							      tc_metric_name(m), "cells", cells));
 		}
-		json_array_append_new(secs, json_pack("{s:s, s:s, s:o}", "name", row->name,
-						      "title", row->title, "rows", rows));
+		json_array_append_new(secs, json_pack("{s:s, s:s, s:s, s:b, s:o}", "name",
+						      row->name, "title", row->title, "unit",
+						      *row->unit ? row->unit : x->unit,
+						      "higher_is_better", row->higher_better,
+						      "rows", rows));
 	}
-	root = json_pack("{s:i, s:s, s:s, s:f, s:s, s:I, s:I}", "compare_version", 1,
-			 "suite", x->col[0].file->suite, "unit", x->unit,
+	root = json_pack("{s:i, s:s, s:o, s:f, s:s, s:I, s:I}", "compare_version", 1,
+			 "suite", x->col[0].file->suite,
+			 "unit", is_system(x->col[0].file) ? json_null() : json_string(x->unit),
 			 "confidence", CONFIDENCE, "method",
 			 "bootstrap percentile interval of the difference; repetitions "
 			 "resampled with replacement, columns of one run together",
 			 "resamples", (json_int_t)x->o->resamples, "seed", (json_int_t)x->o->seed);
 	if (!root)
 		tc_cli_fail("out of memory");
-	json_object_set_new(root, "percentile", json_real(x->o->percentile));
-	json_object_set_new(root, "highest", json_integer(x->highest));
+	json_object_set_new(root, "percentile", is_system(x->col[0].file) ? json_null() :
+			    json_real(x->o->percentile));
+	json_object_set_new(root, "highest", is_system(x->col[0].file) ? json_null() :
+			    json_integer(x->highest));
 	json_object_set_new(root, "columns", cols);
 	json_object_set_new(root, "sections", secs);
 	if (json_dumpf(root, stdout, JSON_INDENT(1)))
@@ -815,7 +928,12 @@ int cmd_compare(int argc, char **argv)
 	scale = calloc((size_t)n, sizeof(*scale));
 	if (!cc || !freq || !scale)
 		tc_cli_fail("out of memory");
-	check_columns(col, n, &o, &highest, freq, scale);
+	if (is_system(col[0].file)) {
+		check_system_columns(col, n, &o, freq, scale);
+		highest = 0;
+	} else {
+		check_columns(col, n, &o, &highest, freq, scale);
+	}
 	for (i = 0; i < n; i++) {
 		cc[i].file = col[i].file;
 		cc[i].config = col[i].config;

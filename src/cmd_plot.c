@@ -453,6 +453,11 @@ int cmd_plot(int argc, char **argv)
 
 	parse(argc, argv, &o);
 	n = tc_cli_columns_load(argc - optind, argv + optind, o.nr_labels, o.labels, &col);
+	for (c = 0; c < n; c++)
+		if (col[c].file->shape != TC_RESULT_SHAPE_HIST)
+			tc_cli_usage("%s: a %s result holds no latency histograms to plot "
+				     "(compare it with 'tracecost compare')", col[c].file->path,
+				     col[c].file->suite);
 	pair = o.pair ? o.pair : col[0].file->rows[0].name;
 	s = calloc((size_t)n, sizeof(*s));
 	if (!s)

@@ -7,7 +7,10 @@
  * rows are the pairs of their suite, matched by name; each cell holds the
  * figures of struct tc_stats (average, median, max_avg, P percentile, min,
  * max) over every CPU and repetition of the column, in ns or counter ticks
- * per pair.
+ * per pair. For the system suite (TC_RESULT_SHAPE_VALUES) columns are
+ * profiles, rows are the workloads' metrics ("getpid", "fs 1k create"),
+ * and the figures are the median, min, max and average of the column's
+ * per-round values, in the row's unit (tc_metric_applies()).
  *
  * Method (documented for reviewers in doc/tracecost.1, COMPARE):
  *  - the unit of resampling is the repetition (one whole measurement on
@@ -36,10 +39,20 @@
  *    that pairing (Efron & Tibshirani ch. 8.4 for paired data). A file
  *    compared with itself therefore differs by exactly 0 in every
  *    replicate: no significant difference;
+ *  - system: the repetition is the round (every profile ran once, in column
+ *    order, per round); a replicate draws the rounds with replacement and
+ *    recomputes the median (mean of the middle two for an even count, as
+ *    the suite), min, max and average of the drawn values; columns of one
+ *    run share the draws, so round r of a profile stays paired with round r
+ *    of its reference;
  *  - verdict: slower if the interval lies entirely above 0, faster if it
  *    lies entirely below, else no significant difference; n/a when a
  *    column or its reference has fewer than two repetitions (one repetition
- *    gives no spread to resample);
+ *    gives no spread to resample). For a row where higher is better (a
+ *    rate such as files/s) the meaning flips: an interval above 0 is
+ *    faster (better), below 0 slower, so that the verdict always says
+ *    better or worse for the user; the value, change and interval keep
+ *    their sign (tc_compare_verdict_dir());
  *  - draws come from splitmix64 (Steele, Lea & Flood, OOPSLA 2014) seeded
  *    from the options' seed and the run, so the output is reproducible.
  *
@@ -101,6 +114,8 @@ struct tc_compare_column {
  * @confidence:	level of the interval, in (0, 1), e.g. 0.95
  * @percentile:	P of the percentile figure, in (0, 100]
  * @highest:	N of max_avg, 1 .. the smallest highest of the files
+ *
+ * @percentile and @highest are ignored (may be 0) for system files.
  */
 struct tc_compare_opts {
 	unsigned int resamples;
@@ -131,13 +146,19 @@ struct tc_compare_cell {
 };
 
 /**
- * struct tc_compare_row - one pair, in the order first met over the columns
+ * struct tc_compare_row - one pair (or system metric), in the order first
+ * met over the columns
  * @name, @title: from the first column's file that has the row
- * @cells:	[column * TC_NR_METRICS + metric]
+ * @unit:	system: the row's unit ("ns/call", "files/s"); else ""
+ * @higher_better: system: larger values are better (the verdict flips)
+ * @cells:	[column * TC_NR_METRICS + metric]; a metric that does not apply
+ *		to the files' shape (tc_metric_applies()) is never present
  */
 struct tc_compare_row {
 	const char *name;
 	const char *title;
+	const char *unit;
+	bool higher_better;
 	struct tc_compare_cell *cells;
 };
 
@@ -165,8 +186,8 @@ struct tc_compare {
  *
  * Return: 0; -EINVAL for bad options, a column whose configuration or
  * reference index is out of range or whose scale is not a positive number,
- * or files of a
- * shape other than TC_RESULT_SHAPE_HIST; -ENOMEM.
+ * or columns of files of different shapes (histograms and system values
+ * cannot be compared); -ENOMEM.
  */
 int tc_compare_run(const struct tc_compare_column *cols, int nr_cols,
 		   const struct tc_compare_opts *o, struct tc_compare **out);
@@ -189,6 +210,22 @@ int tc_compare_interval(double *d, unsigned int b, double confidence, double *lo
 
 /** tc_compare_verdict() - verdict of an interval (NaN bounds give n/a) */
 enum tc_verdict tc_compare_verdict(double lo, double hi);
+
+/**
+ * tc_compare_verdict_dir() - verdict of an interval of a difference
+ * @lo, @hi:	the interval of value - reference (NaN: n/a)
+ * @higher_better: larger values are better: an interval above 0 is then
+ *		faster (better), one below 0 slower
+ */
+enum tc_verdict tc_compare_verdict_dir(double lo, double hi, bool higher_better);
+
+/**
+ * tc_metric_applies() - whether figure @m exists for files of @shape
+ *
+ * Every metric for histograms; median, min, max and average (of the
+ * per-round values) for the system suite.
+ */
+bool tc_metric_applies(enum tc_result_shape shape, enum tc_metric m);
 
 /** tc_verdict_name() - "n/a", "no significant difference", "slower", "faster" */
 const char *tc_verdict_name(enum tc_verdict v);

@@ -13,6 +13,7 @@
 #ifndef TRACECOST_RESULT_H
 #define TRACECOST_RESULT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 #include <jansson.h>
@@ -89,9 +90,14 @@ int tc_result_write(json_t *root, const char *path);
  *    configurations, each cell holds one histogram snapshot per CPU and
  *    repetition; the reader merges the CPUs of each repetition (exactly,
  *    with the 128-bit sum) into one struct tc_result_rep;
- *  - "system" (TC_RESULT_SHAPE_VALUES, workloads x profiles with one value
- *    per repetition) is reserved: refused with -EOPNOTSUPP until its
- *    section is defined in doc/result-format.md.
+ *  - "system" (TC_RESULT_SHAPE_VALUES, doc/result-system.md): rows are the
+ *    metrics of the workloads (one per table the suite prints: "getpid",
+ *    "ctxsw 4 procs", "fs 1k create", ...), columns are the available
+ *    profiles, each cell holds one value per repetition (round) in the
+ *    row's unit; every per-round array has exactly repeat entries, values
+ *    are finite and non-negative, event counts are non-negative integers
+ *    (lost <= written, from the workload <= in the buffer) and a summary,
+ *    when present, agrees with the values.
  * Any other suite, and any file_version other than TC_RESULT_FILE_VERSION,
  * is refused.
  */
@@ -106,12 +112,15 @@ int tc_result_write(json_t *root, const char *path);
 #define TC_RESULT_MAX_HIGHEST	1000000
 #define TC_RESULT_MAX_SNAP_N	(1ull << 40)	/* samples in one snapshot */
 #define TC_RESULT_MAX_CELL_N	(1ull << 50)	/* samples in one cell */
+#define TC_RESULT_MAX_WORKLOADS	16	/* system: workloads, metrics of each */
+#define TC_RESULT_MAX_METRICS	24
+#define TC_RESULT_MAX_VALUE	1e15	/* system: largest value of a round */
 /* Room for a one-line error message (file name included, truncated). */
 #define TC_RESULT_ERR_LEN	512
 
 enum tc_result_shape {
 	TC_RESULT_SHAPE_HIST,	/* user, kernel: cells of per-repetition histograms */
-	TC_RESULT_SHAPE_VALUES,	/* system (reserved): one value per repetition */
+	TC_RESULT_SHAPE_VALUES,	/* system: one value per repetition (round) */
 };
 
 /**
@@ -137,8 +146,9 @@ struct tc_result_rep {
 /**
  * struct tc_result_cell - one row x configuration
  * @nr_reps:	repetitions (the section's repeat), each with @n > 0
- * @reps:	by repetition number
- * @values:	TC_RESULT_SHAPE_VALUES only (reserved): one value per repetition
+ * @reps:	TC_RESULT_SHAPE_HIST only: by repetition number (else NULL)
+ * @values:	TC_RESULT_SHAPE_VALUES only: @nr_reps values, by round, in the
+ *		row's unit, finite and >= 0 (else NULL)
  */
 struct tc_result_cell {
 	int nr_reps;
@@ -147,14 +157,19 @@ struct tc_result_cell {
 };
 
 /**
- * struct tc_result_row - a pair (user, kernel) or a workload (system)
- * @name:	"irq", "preempt", ...
- * @title:	table section ("IRQ Metrics")
+ * struct tc_result_row - a pair (user, kernel) or a workload metric (system)
+ * @name:	"irq", "preempt", ...; "getpid", "fs 1k create", ...
+ * @title:	table section ("IRQ Metrics"; for system the suite's table
+ *		title, "fs 1k create: higher is better (files per run: 1000)")
+ * @unit:	system: the metric's unit ("ns/call", "files/s"); else ""
+ * @higher_better: system: a larger value is better (rates such as files/s)
  * @cells:	one per configuration, in the order of the file's configurations
  */
 struct tc_result_row {
 	char *name;
 	char *title;
+	char *unit;
+	bool higher_better;
 	struct tc_result_cell *cells;
 };
 
@@ -162,18 +177,20 @@ struct tc_result_row {
  * struct tc_result_file - a validated result file
  * @path:	name given to the reader (for messages)
  * @version:	file_version
- * @suite:	"user", "kernel"
+ * @suite:	"user", "kernel", "system"
  * @shape:	see enum tc_result_shape
  * @release, @nodename, @machine: from uname; @cpu_model from host
  * @start, @end, @command: as recorded (identify the run)
  * @freq_hz:	counter frequency, 0 when the file records none
- * @batch:	pairs per sample: values / @batch are per pair
- * @highest:	top-N capacity of every snapshot (max_avg)
- * @percentile:	the run's --percentile
- * @repeat:	repetitions (every cell has this many)
+ * @batch:	pairs per sample: values / @batch are per pair (0 for system)
+ * @highest:	top-N capacity of every snapshot (max_avg; 0 for system)
+ * @percentile:	the run's --percentile (0 for system)
+ * @repeat:	repetitions (every cell has this many); rounds for system
  * @do_work:	the run's --do-work
- * @nr_cpus:	distinct CPUs over the snapshots of the first cell
- * @configs:	configuration names (columns), @nr_configs of them
+ * @nr_cpus:	distinct CPUs over the snapshots of the first cell; for system
+ *		the length of the header's cpus (0 when absent)
+ * @configs:	configuration names (columns), @nr_configs of them; for
+ *		system the available profiles, in column order
  * @rows:	@nr_rows rows
  */
 struct tc_result_file {
@@ -236,7 +253,7 @@ void tc_result_file_free(struct tc_result_file *f);
 int tc_result_file_config(const struct tc_result_file *f, const char *name);
 
 /**
- * tc_result_file_row() - index of row (pair) @name in @f
+ * tc_result_file_row() - index of row (pair, or system metric) @name in @f
  * Return: index in [0, @f->nr_rows), or -ENOENT.
  */
 int tc_result_file_row(const struct tc_result_file *f, const char *name);

@@ -6,7 +6,7 @@
  * For every input: tc_result_file_parse() either refuses it with one
  * non-empty line and no file, or loads it; a loaded file is then compared
  * with itself (every configuration against the first, plus the first again,
- * B = 40), which must succeed, give lo <= hi, and give "no significant
+ * B = 40; histogram suites and the system suite alike), which must succeed, give lo <= hi, and give "no significant
  * difference" for the first configuration against itself. Any violation
  * aborts, which libFuzzer reports as a crash with the input saved.
  *
@@ -40,15 +40,16 @@ static void compare_self(const struct tc_result_file *f)
 		.percentile = f->percentile, .highest = f->highest,
 	};
 	struct tc_compare *res;
+	double scale = f->batch ? 1.0 / f->batch : 1.0;
 	int n = 0, c, r, m, err;
 
 	cols[n++] = (struct tc_compare_column){ .file = f, .config = 0, .ref = -1,
-						.scale = 1.0 / f->batch };
+						.scale = scale };
 	cols[n++] = (struct tc_compare_column){ .file = f, .config = 0, .ref = 0,
-						.scale = 1.0 / f->batch };
+						.scale = scale };
 	for (c = 1; c < f->nr_configs && n < MAX_COLS; c++)
 		cols[n++] = (struct tc_compare_column){ .file = f, .config = c, .ref = 0,
-							.scale = 1.0 / f->batch };
+							.scale = scale };
 	err = tc_compare_run(cols, n, &o, &res);
 	if (err == -ENOMEM)
 		return;
@@ -60,11 +61,15 @@ static void compare_self(const struct tc_result_file *f)
 				const struct tc_compare_cell *x =
 					&res->rows[r].cells[c * TC_NR_METRICS + m];
 
-				check(x->present, "every cell present");
+				check(x->present == tc_metric_applies(f->shape, m),
+				      "every cell of the shape's metrics present");
+				if (!x->present)
+					continue;
 				check(isfinite(x->value) && x->value >= 0, "finite value");
 				check(isnan(x->lo) == isnan(x->hi), "both bounds or none");
 				check(isnan(x->lo) || x->lo <= x->hi, "lo <= hi");
-				check(x->verdict == tc_compare_verdict(x->lo, x->hi),
+				check(x->verdict == tc_compare_verdict_dir(x->lo, x->hi,
+						res->rows[r].higher_better),
 				      "verdict follows the interval");
 				if (c == 1)
 					check(x->verdict == (f->repeat >= TC_COMPARE_MIN_REPS ?

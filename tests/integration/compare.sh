@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Integration tests of tracecost compare, size and plot: the seed-style
-# table with changes and verdicts, a file against itself, the formats,
+# table with changes and verdicts, a file against itself (user and system
+# suites), the formats,
 # hostile result files (exit 2, one line, no output), the size table of the
 # toggle subject's builds, and a checked SVG. Asserts behaviour, never
 # timing: verdicts between different runs are only checked for consistency
@@ -191,6 +192,76 @@ for f in "$top"/tests/fuzz/corpus/* "$top"/tests/fuzz/regress/*; do
 	else
 		not_ok "fuzz input $(basename "$f"): rc=$rc $(head -2 "$tmp/fz.err")"
 	fi
+done
+
+# ---- system suite results (profile none: no root, tracefs untouched) ----
+"$TC" run --suite system --profiles none --workloads getpid,pipe --calls 20000 \
+	--round-trips 2000 --repeat 3 --json sys.json >/dev/null 2>&1
+"$TC" run --suite system --profiles none --workloads getpid --calls 20000 \
+	--repeat 1 --json sys1.json >/dev/null 2>&1
+check "system: two result files" '[ -s sys.json ] && [ -s sys1.json ]'
+"$TC" compare sys.json sys.json --metrics all --format json >"$tmp/sself.json" 2>"$tmp/sself.err"
+check "system self: exit 0, sections getpid and pipe with their units" \
+	'jq -e "[.sections[] | [.name, .unit]] == [[\"getpid\", \"ns/call\"], [\"pipe\", \"us\"]]" "$tmp/sself.json" >/dev/null'
+check "system self: every compared cell is 'no significant difference' with [0, 0]" \
+	'jq -e "[.sections[].rows[].cells[1:][] | .verdict == \"no significant difference\"
+		 and .diff_lo == 0 and .diff_hi == 0] | (length == 8) and all" "$tmp/sself.json" >/dev/null'
+check "system self: rows median, min, max, average (no percentile, no max_avg)" \
+	'jq -e "[.sections[0].rows[].metric] == [\"average\", \"median\", \"min\", \"max\"]" "$tmp/sself.json" >/dev/null'
+"$TC" compare sys.json:none sys.json:none >"$tmp/sself.txt" 2>&1
+check "system self (text): FILE:PROFILE, unit header, rows median/min/max, only '~'" \
+	'grep -qx "getpid: lower is better (calls per run: [0-9]*)" "$tmp/sself.txt" &&
+	 grep -Eq "^ *ns/call +none +none#2$" "$tmp/sself.txt" &&
+	 [ $(grep -cE "^ *(median|min|max) " "$tmp/sself.txt") -eq 6 ] &&
+	 ! grep -E "^ *(median|min|max) " "$tmp/sself.txt" | grep -q "[<>?]$" &&
+	 grep -q "3 rounds" "$tmp/sself.txt"'
+"$TC" compare sys1.json sys1.json --format csv >"$tmp/sone.csv"
+check "system, one round: n/a" \
+	'[ $(grep -c ",n/a,ns/call$" "$tmp/sone.csv") -eq 3 ]'
+# higher is better: the same metric as a rate, twice as high in another run
+jq '.system.workloads[0].metrics[0] |= (.higher_is_better = true | .unit = "Mcalls/s")' \
+	sys.json >rate-a.json
+jq '.start = "other" | .system.workloads[0].metrics[0].cells[0] |=
+	(.values |= map(. * 2) | .summary = null)' rate-a.json >rate-b.json
+"$TC" compare rate-a.json rate-b.json --format json >"$tmp/rate.json" 2>&1
+check "higher is better: twice the rate is faster (<), the difference positive" \
+	'jq -e ".sections[0].higher_is_better and
+		([.sections[0].rows[].cells[1] | .verdict == \"faster\" and .diff_lo > 0] | all)" "$tmp/rate.json" >/dev/null'
+"$TC" compare rate-b.json rate-a.json --format json >"$tmp/rate2.json" 2>&1
+check "higher is better: half the rate is slower (>)" \
+	'jq -e "[.sections[0].rows[].cells[1] | .verdict == \"slower\" and .diff_hi < 0] | all" "$tmp/rate2.json" >/dev/null'
+"$TC" compare rate-a.json:none rate-b.json:none >"$tmp/rate.txt" 2>&1
+check "higher is better (text): '<' marks and the legend says so" \
+	'grep -E "^ *median " "$tmp/rate.txt" | head -1 | grep -q "<$" &&
+	 grep -q "higher is better here" "$tmp/rate.txt"'
+expect_usage "system and user results" compare "$tmp/sys.json" "$tmp/a.json"
+check "system and user: the line names both files" \
+	'grep -q "sys.json (suite system) and .*a.json (suite user)" "$tmp/stderr"'
+expect_usage "user and system results" compare "$tmp/a.json:stock" "$tmp/sys.json"
+expect_usage "system: unit or direction differs" compare "$tmp/sys.json" "$tmp/rate-a.json"
+expect_usage "system: --unit ticks" compare "$tmp/sys.json" --unit ticks
+expect_usage "system: --metrics percentile" compare "$tmp/sys.json" --metrics median,percentile
+expect_usage "system: unknown profile" compare "$tmp/sys.json:syscalls"
+expect_usage "system: plot" plot "$tmp/sys.json" --out out.svg
+mkdir -p "$tmp/hs"
+jq '.system.repeat = 4' sys.json >"$tmp/hs/short-values.json"
+jq '.system.repeat = "3"' sys.json >"$tmp/hs/repeat-string.json"
+jq '.system.workloads[0].metrics[0].cells[0].values[1] = -1' sys.json >"$tmp/hs/negative-value.json"
+jq '.system.workloads[0].metrics[0].cells[0].values[1] = "fast"' sys.json >"$tmp/hs/string-value.json"
+jq '.system.workloads[0].metrics[0].cells[0].values[1] = null' sys.json >"$tmp/hs/null-value.json"
+jq '.system.workloads[1].metrics[0].cells[0].work |= .[1:]' sys.json >"$tmp/hs/short-work.json"
+jq '.system.workloads[0].metrics[0].cells[0].events_lost[0] = 5' sys.json >"$tmp/hs/lost.json"
+jq '.system.workloads[0].metrics[0].cells[0].profile = "sched"' sys.json >"$tmp/hs/profile.json"
+jq '.system.workloads[0].metrics[0].cells += .system.workloads[0].metrics[0].cells' sys.json >"$tmp/hs/cells.json"
+jq '.system.workloads[0].metrics[0].cells[0].summary.median = 1' sys.json >"$tmp/hs/summary.json"
+jq '.system.workloads[1].metrics[0].name = "getpid"' sys.json >"$tmp/hs/dup-metric.json"
+jq '.system.workloads[0].metrics[0].higher_is_better = "no"' sys.json >"$tmp/hs/hib.json"
+jq '.system.profiles[0].available = false' sys.json >"$tmp/hs/no-profile.json"
+jq 'del(.system.workloads)' sys.json >"$tmp/hs/no-workloads.json"
+sed 's/"values":\[[0-9.e+-]*/"values":[1e999/' sys.json >"$tmp/hs/inf-value.json"
+for f in "$tmp"/hs/*; do
+	expect_usage "hostile system $(basename "$f")" compare "$f"
+	grep -q "^tracecost: $f: " "$tmp/stderr" || not_ok "hostile system $(basename "$f"): the line names the file"
 done
 
 # ---- plot ----

@@ -625,6 +625,272 @@ static void test_rows_union(void **state)
 	tc_result_file_free(b);
 }
 
+/* ---- the system suite: one value per round, profiles as columns ---- */
+
+/*
+ * A system result: profiles "none" and "syscalls", metrics "getpid"
+ * (ns/call, lower is better) and "fs 1k create" (files/s, higher is
+ * better), @reps rounds; round r of profile c is @base[metric][c] times
+ * (1 + a spread of +-2% that depends on the round only), so the two
+ * profiles' rounds are paired like those of a real run.
+ */
+static char *make_sys_json(const char *start, int reps, const double base[2][2])
+{
+	static const char *const prof[] = { "none", "syscalls" };
+	static const char *const mname[] = { "getpid", "fs 1k create" };
+	static const char *const unit[] = { "ns/call", "files/s" };
+	json_t *root, *profs = json_array(), *metrics = json_array();
+	char *text;
+	int m, c, k;
+
+	for (c = 0; c < 2; c++)
+		json_array_append_new(profs, json_pack("{s:s, s:b}", "name", prof[c],
+						       "available", 1));
+	for (m = 0; m < 2; m++) {
+		json_t *cells = json_array();
+
+		for (c = 0; c < 2; c++) {
+			json_t *v = json_array(), *w = json_array(), *e = json_array();
+
+			for (k = 0; k < reps; k++) {
+				json_array_append_new(v, json_real(base[m][c] *
+						      (1 + ((k * 7) % 5 - 2) / 100.0)));
+				json_array_append_new(w, json_integer(1000));
+				json_array_append_new(e, json_integer(c ? 50 : 0));
+			}
+			json_array_append_new(cells, json_pack(
+				"{s:s, s:o, s:o, s:O, s:O, s:O, s:O, s:n, s:n}",
+				"profile", prof[c], "values", v, "work", w,
+				"events_written", e, "events_lost", e, "events_in_buffer", e,
+				"events_from_workload", e, "summary", "overhead_pct"));
+			json_decref(e);
+		}
+		json_array_append_new(metrics, json_pack("{s:s, s:s, s:s, s:b, s:i, s:o}",
+			"name", mname[m], "unit", unit[m], "work_unit", "calls",
+			"higher_is_better", m == 1, "work_asked", 1000, "cells", cells));
+	}
+	root = json_pack("{s:i, s:{s:s}, s:s, s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:[i],"
+			 " s:{s:i, s:o, s:[{s:s, s:o}]}}",
+			 "file_version", 1, "tool", "name", "tracecost", "suite", "system",
+			 "command", "tracecost run --suite system", "start", start, "end", start,
+			 "uname", "release", "6.1.0-test", "nodename", "box", "machine", "x86_64",
+			 "cpus", 0, "system", "repeat", reps, "profiles", profs,
+			 "workloads", "name", "w", "metrics", metrics);
+	assert_non_null(root);
+	text = json_dumps(root, JSON_COMPACT);
+	json_decref(root);
+	return text;
+}
+
+static struct tc_result_file *load_sys(const char *start, int reps, const double base[2][2])
+{
+	char err[TC_RESULT_ERR_LEN], *text = make_sys_json(start, reps, base);
+	struct tc_result_file *f;
+
+	if (tc_result_file_parse(text, strlen(text), "sys.json", &f, err, sizeof(err)))
+		fail_msg("%s", err);
+	free(text);
+	return f;
+}
+
+static void test_sys_reader(void **state)
+{
+	static const double base[2][2] = { { 100, 200 }, { 1000, 500 } };
+	struct tc_result_file *f = load_sys("s0", 5, base);
+
+	assert_int_equal(f->shape, TC_RESULT_SHAPE_VALUES);
+	assert_int_equal(f->nr_configs, 2);
+	assert_string_equal(f->configs[1], "syscalls");
+	assert_int_equal(f->nr_rows, 2);
+	assert_int_equal(f->repeat, 5);
+	assert_int_equal(f->nr_cpus, 1);
+	assert_string_equal(f->rows[1].name, "fs 1k create");
+	assert_string_equal(f->rows[1].unit, "files/s");
+	assert_true(f->rows[1].higher_better);
+	assert_false(f->rows[0].higher_better);
+	assert_string_equal(f->rows[0].title, "getpid: lower is better (calls per run: 1000)");
+	assert_int_equal(f->rows[0].cells[1].nr_reps, 5);
+	assert_null(f->rows[0].cells[1].reps);
+	/* round 1: (1 * 7) % 5 - 2 = 0 */
+	assert_true(f->rows[0].cells[1].values[1] == 200);
+	assert_true(tc_metric_applies(TC_RESULT_SHAPE_VALUES, TC_METRIC_MEDIAN));
+	assert_false(tc_metric_applies(TC_RESULT_SHAPE_VALUES, TC_METRIC_PERCENTILE));
+	assert_false(tc_metric_applies(TC_RESULT_SHAPE_VALUES, TC_METRIC_MAX_AVG));
+	tc_result_file_free(f);
+}
+
+/*
+ * Clearly different profiles: syscalls costs twice the ns/call (slower) and
+ * creates half the files/s (also slower: higher is better there); with the
+ * columns swapped both are faster. The figures are those of the rounds.
+ */
+static void test_sys_verdicts(void **state)
+{
+	static const double base[2][2] = { { 100, 200 }, { 1000, 500 } };
+	struct tc_result_file *f = load_sys("s1", 6, base);
+	struct tc_compare_column cols[] = { { f, 0, -1, 1.0 }, { f, 1, 0, 1.0 } };
+	struct tc_compare_column back[] = { { f, 1, -1, 1.0 }, { f, 0, 0, 1.0 } };
+	struct tc_compare *r;
+	int m;
+
+	assert_int_equal(run(cols, 2, 2000, &r), 0);
+	assert_int_equal(r->nr_rows, 2);
+	assert_string_equal(r->rows[1].unit, "files/s");
+	assert_true(r->rows[1].higher_better);
+	for (m = 0; m < TC_NR_METRICS; m++) {
+		bool applies = tc_metric_applies(TC_RESULT_SHAPE_VALUES, m);
+
+		assert_int_equal(cell(r, 0, 1, m)->present, applies);
+		if (!applies)
+			continue;
+		assert_int_equal(cell(r, 0, 1, m)->verdict, TC_VERDICT_SLOWER);
+		assert_true(cell(r, 0, 1, m)->lo > 0);
+		/* fewer files/s: the difference is negative, the verdict slower */
+		assert_int_equal(cell(r, 1, 1, m)->verdict, TC_VERDICT_SLOWER);
+		assert_true(cell(r, 1, 1, m)->hi < 0);
+		assert_true(fabs(cell(r, 0, 1, m)->change - 100) < 1e-6);
+		assert_true(fabs(cell(r, 1, 1, m)->change + 50) < 1e-6);
+	}
+	/* rounds: 0 -2%, 1 0%, 2 +2%, 3 -1%, 4 +1%, 5 -2%: median of 6 = mean of 0% and -1% */
+	assert_true(fabs(cell(r, 0, 0, TC_METRIC_MEDIAN)->value - 99.5) < 1e-9);
+	assert_true(fabs(cell(r, 0, 0, TC_METRIC_MIN)->value - 98) < 1e-9);
+	assert_true(fabs(cell(r, 0, 0, TC_METRIC_MAX)->value - 102) < 1e-9);
+	assert_true(fabs(cell(r, 0, 0, TC_METRIC_AVERAGE)->value - 99.6666666667) < 1e-6);
+	tc_compare_free(r);
+
+	assert_int_equal(run(back, 2, 2000, &r), 0);
+	assert_int_equal(cell(r, 0, 1, TC_METRIC_MEDIAN)->verdict, TC_VERDICT_FASTER);
+	assert_int_equal(cell(r, 1, 1, TC_METRIC_MEDIAN)->verdict, TC_VERDICT_FASTER);
+	assert_true(cell(r, 1, 1, TC_METRIC_MEDIAN)->lo > 0);
+	tc_compare_free(r);
+	assert_int_equal(tc_compare_verdict_dir(1, 2, true), TC_VERDICT_FASTER);
+	assert_int_equal(tc_compare_verdict_dir(-2, -1, true), TC_VERDICT_SLOWER);
+	assert_int_equal(tc_compare_verdict_dir(-1, 1, true), TC_VERDICT_SAME);
+	assert_int_equal(tc_compare_verdict_dir(NAN, 1, true), TC_VERDICT_NA);
+	tc_result_file_free(f);
+}
+
+/* Independent system runs, one slower: slower one way, faster the other. */
+static void test_sys_two_runs(void **state)
+{
+	static const double ba[2][2] = { { 100, 200 }, { 1000, 500 } };
+	static const double bb[2][2] = { { 150, 300 }, { 700, 350 } };
+	struct tc_result_file *a = load_sys("ra", 8, ba), *b = load_sys("rb", 8, bb);
+	struct tc_compare_column cols[] = { { a, 0, -1, 1.0 }, { b, 0, 0, 1.0 } };
+	struct tc_compare_column back[] = { { b, 0, -1, 1.0 }, { a, 0, 0, 1.0 } };
+	struct tc_compare *r;
+
+	assert_false(tc_compare_same_run(a, b));
+	assert_int_equal(run(cols, 2, 2000, &r), 0);
+	assert_int_equal(cell(r, 0, 1, TC_METRIC_MEDIAN)->verdict, TC_VERDICT_SLOWER);
+	assert_int_equal(cell(r, 1, 1, TC_METRIC_MEDIAN)->verdict, TC_VERDICT_SLOWER);
+	tc_compare_free(r);
+	assert_int_equal(run(back, 2, 2000, &r), 0);
+	assert_int_equal(cell(r, 0, 1, TC_METRIC_MEDIAN)->verdict, TC_VERDICT_FASTER);
+	assert_int_equal(cell(r, 1, 1, TC_METRIC_MEDIAN)->verdict, TC_VERDICT_FASTER);
+	tc_compare_free(r);
+	tc_result_file_free(a);
+	tc_result_file_free(b);
+}
+
+/* Identical results: the same file, or two runs with the same values: ~. */
+static void test_sys_same(void **state)
+{
+	static const double base[2][2] = { { 100, 200 }, { 1000, 500 } };
+	struct tc_result_file *a = load_sys("sa", 6, base), *b = load_sys("sb", 6, base);
+	struct tc_compare_column self[] = {
+		{ a, 0, -1, 1.0 }, { a, 1, -1, 1.0 }, { a, 0, 0, 1.0 }, { a, 1, 1, 1.0 },
+	};
+	struct tc_compare_column two_runs[] = { { a, 1, -1, 1.0 }, { b, 1, 0, 1.0 } };
+	struct tc_compare *r;
+	int row, c, m;
+
+	assert_int_equal(run(self, 4, 2000, &r), 0);
+	for (row = 0; row < 2; row++)
+		for (c = 2; c < 4; c++)
+			for (m = 0; m < TC_NR_METRICS; m++) {
+				const struct tc_compare_cell *x = cell(r, row, c, m);
+
+				if (!tc_metric_applies(TC_RESULT_SHAPE_VALUES, m))
+					continue;
+				assert_int_equal(x->verdict, TC_VERDICT_SAME);
+				assert_true(x->lo == 0 && x->hi == 0 && x->change == 0);
+			}
+	tc_compare_free(r);
+	assert_int_equal(run(two_runs, 2, 2000, &r), 0);
+	for (row = 0; row < 2; row++) {
+		assert_int_equal(cell(r, row, 1, TC_METRIC_MEDIAN)->verdict, TC_VERDICT_SAME);
+		assert_int_equal(cell(r, row, 1, TC_METRIC_AVERAGE)->verdict, TC_VERDICT_SAME);
+	}
+	tc_compare_free(r);
+	tc_result_file_free(a);
+	tc_result_file_free(b);
+}
+
+/* One round: value and change, verdict n/a; system and histograms never mix. */
+static void test_sys_one_round(void **state)
+{
+	static const double base[2][2] = { { 100, 200 }, { 1000, 500 } };
+	static const int loc[] = { 100, 200 };
+	struct spec s = { "user", "u", 2, two, 1, 2, 1, gen_shift, loc, 9 };
+	struct tc_result_file *f = load_sys("one", 1, base), *u = load(&s);
+	struct tc_compare_column cols[] = { { f, 0, -1, 1.0 }, { f, 1, 0, 1.0 } };
+	struct tc_compare_column mixed[] = { { u, 0, -1, 1.0 }, { f, 1, 0, 1.0 } };
+	struct tc_compare *r;
+
+	assert_int_equal(run(cols, 2, 2000, &r), 0);
+	assert_int_equal(cell(r, 0, 1, TC_METRIC_MEDIAN)->verdict, TC_VERDICT_NA);
+	assert_true(isnan(cell(r, 0, 1, TC_METRIC_MEDIAN)->lo));
+	assert_true(fabs(cell(r, 0, 1, TC_METRIC_MEDIAN)->change - 100) < 1e-9);
+	assert_int_equal(cell(r, 1, 1, TC_METRIC_MAX)->verdict, TC_VERDICT_NA);
+	tc_compare_free(r);
+	assert_int_equal(run(mixed, 2, 2000, &r), -EINVAL);
+	assert_null(r);
+	tc_result_file_free(f);
+	tc_result_file_free(u);
+}
+
+static void expect_sys(const char *good, const char *from, const char *to, const char *needle)
+{
+	char *t = subst(good, from, to);
+
+	expect(t, -EINVAL, needle);
+	free(t);
+}
+
+static void test_sys_reader_rejects(void **state)
+{
+	static const double base[2][2] = { { 100, 200 }, { 1000, 500 } };
+	char *good = make_sys_json("bad", 3, base);
+	char err[TC_RESULT_ERR_LEN];
+
+	assert_int_equal(parse_text(good, err), 0);
+	expect_sys(good, "\"repeat\":3", "\"repeat\":0", "system.repeat: 0 is out of range");
+	expect_sys(good, "\"repeat\":3", "\"repeat\":4", "3 values for 4 rounds");
+	expect_sys(good, "\"repeat\":3", "\"repeat\":\"3\"", "a string where an integer");
+	expect_sys(good, "\"values\":[98.0,", "\"values\":[-98.0,", "values[0]: a number in [0");
+	expect_sys(good, "\"values\":[98.0,", "\"values\":[\"98\",", "values[0]: a number");
+	expect_sys(good, "\"values\":[98.0,", "\"values\":[1e300,", "values[0]: a number");
+	expect_sys(good, "\"work\":[1000,", "\"work\":[-1,", "work[0]: a non-negative integer");
+	expect_sys(good, "\"events_lost\":[50,", "\"events_lost\":[51,", "more than events_written");
+	expect_sys(good, "\"profile\":\"syscalls\"", "\"profile\":\"sched\"",
+		   "not one of the file's available profiles");
+	expect_sys(good, "\"profile\":\"syscalls\"", "\"profile\":\"none\"", "appears twice");
+	expect_sys(good, "\"name\":\"fs 1k create\"", "\"name\":\"getpid\"",
+		   "metric 'getpid' appears twice");
+	expect_sys(good, "\"higher_is_better\":true", "\"higher_is_better\":1",
+		   "higher_is_better: an integer where a boolean");
+	expect_sys(good, "\"unit\":\"files/s\"", "\"unit\":\"\"", "unit: a name of 1 to");
+	expect_sys(good, "\"available\":true}]", "\"available\":false}]",
+		   "2 cells for 1 available profiles");
+	expect_sys(good, "\"summary\":null", "\"summary\":{\"median\":1,\"min\":1,\"max\":1}",
+		   "summary.median: 1 is not the median");
+	expect_sys(good, "\"summary\":null", "\"summary\":7", "summary: an integer where");
+	expect_sys(good, "\"cpus\":[0]", "\"cpus\":[-1]", "cpus[0]: a CPU number");
+	expect_sys(good, "\"metrics\":[", "\"metrics\":[7,", "metrics[0]: an integer where");
+	free(good);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -639,6 +905,12 @@ int main(void)
 		cmocka_unit_test(test_reader_exact),
 		cmocka_unit_test(test_reader_rejects),
 		cmocka_unit_test(test_rows_union),
+		cmocka_unit_test(test_sys_reader),
+		cmocka_unit_test(test_sys_verdicts),
+		cmocka_unit_test(test_sys_two_runs),
+		cmocka_unit_test(test_sys_same),
+		cmocka_unit_test(test_sys_one_round),
+		cmocka_unit_test(test_sys_reader_rejects),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
