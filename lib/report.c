@@ -122,7 +122,7 @@ void tc_table_print(const struct tc_table *t, FILE *f, enum tc_table_format fmt)
 			fprintf(f, "%s\n\n", t->title);
 		for (r = 0; r < t->nrows; r++) {
 			/* label column right-aligned, indented like the seed tables */
-			fprintf(f, "  %*s", w[0] + 8, t->rows[r][0]);
+			fprintf(f, "  %*s", w[0] + 2, t->rows[r][0]);
 			for (c = 1; c <= ncols; c++)
 				fprintf(f, "  %*s", w[c], t->rows[r][c]);
 			fputc('\n', f);

@@ -3,6 +3,8 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <math.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -59,8 +61,11 @@ uint64_t tc_cli_parse_u64(const char *opt, const char *s, uint64_t min, uint64_t
 		tc_cli_usage("%s: '%s' is not a non-negative integer", opt, s ? s : "");
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (errno || *end)
+	if (*end)
 		tc_cli_usage("%s: '%s' is not a non-negative integer", opt, s);
+	if (errno == ERANGE)
+		tc_cli_usage("%s: %s is out of range [%llu, %llu]", opt, s,
+			     (unsigned long long)min, (unsigned long long)max);
 	if (v < min || v > max)
 		tc_cli_usage("%s: %llu is out of range [%llu, %llu]", opt, v,
 			     (unsigned long long)min, (unsigned long long)max);
@@ -269,17 +274,37 @@ int tc_cli_parse_format(const char *opt, const char *s, int json_ok)
 
 void tc_cli_check_output(const char *opt, const char *path)
 {
-	char *copy, *dir;
+	char *copy, *dir, tmp[4096];
+	struct stat st;
+	int fd;
 
 	if (!*path)
 		tc_cli_usage("%s: empty file name", opt);
 	if (!strcmp(path, "-"))
 		return;
+	if (!stat(path, &st) && !S_ISREG(st.st_mode))
+		tc_cli_usage("%s: '%s' exists and is not a regular file", opt, path);
 	copy = strdup(path);
 	if (!copy)
 		tc_cli_fail("out of memory");
 	dir = dirname(copy);
 	if (access(dir, W_OK))
 		tc_cli_usage("%s: cannot write in '%s': %s", opt, dir, strerror(errno));
+	/*
+	 * Results are written to PATH.tmp.PID and renamed over PATH: try that
+	 * now, before any work (root passes access() on /proc and the like).
+	 */
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp))
+		tc_cli_usage("%s: file name too long", opt);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		tc_cli_usage("%s: cannot write in '%s': %s", opt, dir, strerror(errno));
+	close(fd);
+	unlink(tmp);
 	free(copy);
+}
+
+int tc_cli_stale_state(void)
+{
+	return !access("/run/tracecost/state", F_OK);
 }

@@ -47,6 +47,8 @@ int tc_cli_parse_unit(const char *opt, const char *s);
 int tc_cli_parse_format(const char *opt, const char *s, int json_ok);
 /* The directory of @path must exist and be writable ("-" is stdout): exit 2 otherwise. */
 void tc_cli_check_output(const char *opt, const char *path);
+/* Whether an interrupted run's tracefs state file is still there (tracecost restore). */
+int tc_cli_stale_state(void);
 
 /* A progress line on stderr, only when stderr is a terminal, after 2 s. */
 void tc_cli_progress(void *arg, double fraction);

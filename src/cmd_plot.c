@@ -91,7 +91,6 @@ static int ends_with(const char *s, const char *suffix)
 
 static void parse(int argc, char **argv, struct plot_opts *o)
 {
-	char *copy, *dir;
 	int c;
 
 	*o = (struct plot_opts){ .kind = KIND_HIST };
@@ -146,13 +145,7 @@ static void parse(int argc, char **argv, struct plot_opts *o)
 		o->png = 1;
 	else if (!ends_with(o->out, ".svg"))
 		tc_cli_usage("--out: '%s' must end in .svg or .png", o->out);
-	copy = strdup(o->out);
-	if (!copy)
-		tc_cli_fail("out of memory");
-	dir = dirname(copy);
-	if (access(dir, W_OK))
-		tc_cli_usage("--out: cannot write in '%s': %s", dir, strerror(errno));
-	free(copy);
+	tc_cli_check_output("--out", o->out);
 	if (optind >= argc)
 		tc_cli_usage("plot: no result file (try 'tracecost plot --help')");
 }

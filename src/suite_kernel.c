@@ -129,7 +129,7 @@ static void parse(int argc, char **argv, struct kopts *o)
 		o->pairs[o->npairs++] = i;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_CPUS:
 			free(o->cpus);
@@ -180,6 +180,7 @@ static void parse(int argc, char **argv, struct kopts *o)
 		case OPT_FORMAT:
 			o->format = (enum tc_table_format)tc_cli_parse_format("--format", optarg, 0);
 			break;
+		case 'h':
 		case OPT_HELP:
 			usage();
 			exit(TC_EXIT_OK);

@@ -916,6 +916,10 @@ int suite_system_run(int argc, char **argv)
 			tc_cli_usage("%s", msg);
 	}
 	check_profiles(&d);
+	/* an interrupted run may still be tracing: no baseline is valid until restored */
+	if (tc_cli_stale_state())
+		tc_cli_fail("the state file of an interrupted run is still there (tracing it set up may "
+			    "still be on): run 'tracecost restore' first");
 	for (i = 0; i < d.nr_prof; i++)
 		if (needs_tracefs(&d.prof[i]) && d.prof[i].available)
 			tracefs_cols = true;

@@ -109,7 +109,12 @@ static void usage(void)
 	       "  --per-cpu        add a per-CPU breakdown\n"
 	       "  --unit ns|ticks  table unit (default ns; 'cycles' = ticks)\n"
 	       "  --json FILE      write the result file (doc/result-format.md)\n"
-	       "  --raw FILE       write raw samples as CSV (at most --raw-max rows, 1000000)\n");
+	       "  --format FORMAT  tables as text (default), markdown or csv\n"
+	       "  --raw FILE       write raw samples as CSV\n"
+	       "  --raw-max N      rows kept for --raw (default 1000000)\n\n"
+	       "Other suites: tracecost run --suite kernel --help, --suite system --help.\n"
+	       "Single-pair samples cannot resolve less than the counter's step (printed in\n"
+	       "the header); compare means with --batch 16 or more.\n");
 }
 
 /* The directory of @path must exist and be writable: checked before any work. */
@@ -123,7 +128,7 @@ static void parse(int argc, char **argv, struct user_opts *o)
 	};
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_CPUS:
 			free(o->cpus);
@@ -173,6 +178,7 @@ static void parse(int argc, char **argv, struct user_opts *o)
 		case OPT_RAW_MAX:
 			o->raw_max = tc_cli_parse_u64("--raw-max", optarg, 1, 100000000);
 			break;
+		case 'h':
 		case OPT_HELP:
 			usage();
 			exit(TC_EXIT_OK);
@@ -218,7 +224,9 @@ static void print_header(const struct run_data *d, FILE *f)
 	fprintf(f, "cpu:          %s, %d online; sampled on CPU %s\n", d->si.cpu_model,
 		d->si.cpus_online, cpus);
 	fprintf(f, "kernel:       %s %s %s\n", d->si.release, d->si.version, d->si.machine);
-	fprintf(f, "cmdline:      %s\n", d->si.cmdline);
+	/* the whole command line is in the result file; mail wants 80 columns */
+	fprintf(f, "cmdline:      %.64s%s\n", d->si.cmdline,
+		strlen(d->si.cmdline) > 64 ? " ... (whole in --json)" : "");
 	fprintf(f, "clocksource:  %s; preemption: %s\n", d->si.clocksource, d->si.preemption);
 	fprintf(f, "mitigations:  %s\n", d->si.mitigations_summary);
 	fprintf(f, "compiler:     %s, %s\n", d->si.compiler, d->si.cflags);
@@ -347,6 +355,10 @@ static void print_harness(const struct run_data *d)
 	}
 	tc_table_print(t, stdout, d->o->format);
 	tc_table_free(t);
+	if (d->o->format == TC_TABLE_TEXT)
+		printf("O: median of %u empty samples per block (min-max over blocks). Events go to a"
+		       " %u-event\nring per thread in overwrite mode: overruns are the events"
+		       " overwritten, expected.\n\n", TC_SAMPLER_CALIB, TC_SAMPLER_RING_EVENTS);
 }
 
 static const struct tc_subject_size *size_of(const char *id)
@@ -374,8 +386,7 @@ static void print_size(const struct run_data *d)
 		if (!z || !stock)
 			tc_cli_fail("internal: no size table for '%s'", subjects[s]->id);
 		snprintf(cells[0][s], 48, "%lu", z->text_bytes);
-		snprintf(cells[1][s], 48, "%+ld (%+.1f%%)",
-			 (long)z->text_bytes - (long)stock->text_bytes,
+		snprintf(cells[1][s], 48, "%+.1f%%",
 			 100.0 * ((double)z->text_bytes - (double)stock->text_bytes) /
 				 (double)stock->text_bytes);
 		for (r = 0; r < TC_NR_SITES; r++) {
@@ -397,9 +408,9 @@ static void print_size(const struct run_data *d)
 		char label[64];
 
 		if (r == 0)
-			snprintf(label, sizeof(label), ".text bytes");
+			snprintf(label, sizeof(label), "object .text bytes");
 		else if (r == 1)
-			snprintf(label, sizeof(label), ".text vs stock");
+			snprintf(label, sizeof(label), "object vs stock");
 		else if (r < 2 + TC_NR_SITES)
 			snprintf(label, sizeof(label), "%s", stock->sites[r - 2].site);
 		else
@@ -411,9 +422,10 @@ static void print_size(const struct run_data *d)
 	tc_table_print(t, stdout, d->o->format);
 	tc_table_free(t);
 	if (d->o->format == TC_TABLE_TEXT)
-		printf("Toggle sites with tracing off: instructions[+instructions in the called\n"
-		       "toggle]/bytes at the site, frame excluded. Out-of-line bytes: tracing\n"
-		       "blocks and called toggles of the six sites (scripts/subject-size.sh).\n\n");
+		printf("Object: the whole configuration, sample loops included (each loop carries its\n"
+		       "own tracing blocks). Toggle sites with tracing off: instructions[+instructions\n"
+		       "in the called toggle]/bytes at the site, frame excluded; out-of-line bytes:\n"
+		       "tracing blocks and called toggles of the six sites (scripts/subject-size.sh).\n\n");
 }
 
 static json_t *size_json(const struct tc_subject_size *z)
@@ -534,6 +546,9 @@ int suite_user_run(int argc, char **argv)
 	int i, c, err, maxcpu;
 
 	parse(argc, argv, &o);
+	if (tc_cli_stale_state())
+		fprintf(stderr, "tracecost: warning: an interrupted run left tracing set up"
+			" (/run/tracecost/state): 'tracecost restore' puts it back\n");
 	memset(&d.si, 0, sizeof(d.si));
 	tc_sysinfo_read(&d.si);
 	err = tc_clock_calibrate(&d.ci, 150);

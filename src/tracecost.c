@@ -66,8 +66,15 @@ int main(int argc, char **argv)
 		printf("tracecost %s (git %s)\n", TC_VERSION, TC_GIT_SHA);
 		return TC_EXIT_OK;
 	}
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (!strcmp(argv[1], commands[i].name)) {
+			int rc = commands[i].fn(argc - 1, argv + 1);
+
+			/* tables on a full disk or a closed pipe must not pass as success */
+			if (fflush(stdout) || ferror(stdout))
+				tc_cli_fail("writing to standard output failed");
+			return rc;
+		}
+	}
 	tc_cli_usage("unknown command '%s' (try 'tracecost --help')", argv[1]);
 }

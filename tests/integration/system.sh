@@ -14,6 +14,9 @@ TC=$(readlink -f "$1")
 here=$(dirname "$(readlink -f "$0")")
 top=$(readlink -f "$here/../..")
 tmp=$(mktemp -d)
+# mount point of the private-namespace looks at tracefs (removed with $tmp)
+export TC_SNAP_MNT="$tmp/mnt"
+mkdir -p "$TC_SNAP_MNT"
 STATE=/run/tracecost/state
 bg=""
 cleanup() {
@@ -38,7 +41,7 @@ snap() {
 	unshare -m --propagation private sh -c '
 		t=$(awk "\$3 == \"tracefs\" { print \$2; exit }" /proc/mounts)
 		if [ -z "$t" ]; then
-			t=$(mktemp -d) && mount -t tracefs nodev "$t" || exit 1
+			t=$TC_SNAP_MNT && mount -t tracefs nodev "$t" || exit 1
 		fi
 		cd "$t" || exit 1
 		for f in tracing_on current_tracer buffer_size_kb trace_clock \
@@ -59,7 +62,7 @@ has_instance() {
 	unshare -m --propagation private sh -c '
 		t=$(awk "\$3 == \"tracefs\" { print \$2; exit }" /proc/mounts)
 		if [ -z "$t" ]; then
-			t=$(mktemp -d) && mount -t tracefs nodev "$t" || exit 1
+			t=$TC_SNAP_MNT && mount -t tracefs nodev "$t" || exit 1
 		fi
 		[ -d "$t/instances/$1" ]' sh "$1"
 }
@@ -281,7 +284,7 @@ check "$tmp/ex.json" '[.system.workloads[0].metrics[0].cells[] | select(.profile
 mine="tc-user-$$"
 unshare -m --propagation private sh -c '
 	t=$(awk "\$3 == \"tracefs\" { print \$2; exit }" /proc/mounts)
-	[ -n "$t" ] || { t=$(mktemp -d); mount -t tracefs nodev "$t"; }
+	[ -n "$t" ] || { t=$TC_SNAP_MNT; mount -t tracefs nodev "$t"; }
 	mkdir "$t/instances/$1" && echo 1 >"$t/instances/$1/events/sched/sched_switch/enable"' sh "$mine"
 snap >"$tmp/user0"
 "$TC" $S --profiles none,sched --workloads pipe --round-trips 200 --repeat 1 >/dev/null 2>&1
@@ -291,7 +294,7 @@ cmp -s "$tmp/user0" "$tmp/user1" && grep -q "sched:sched_switch" "$tmp/user1" &&
 	not_ok "the user's instance changed: $(diff "$tmp/user0" "$tmp/user1" | head -5)"
 unshare -m --propagation private sh -c '
 	t=$(awk "\$3 == \"tracefs\" { print \$2; exit }" /proc/mounts)
-	[ -n "$t" ] || { t=$(mktemp -d); mount -t tracefs nodev "$t"; }
+	[ -n "$t" ] || { t=$TC_SNAP_MNT; mount -t tracefs nodev "$t"; }
 	echo 0 >"$t/instances/$1/events/sched/sched_switch/enable" && rmdir "$t/instances/$1"' sh "$mine"
 
 # SIGINT mid-run: exit 130, nothing written, everything restored.
@@ -338,6 +341,16 @@ if wait_instance "tracecost-$bg" "$bg"; then
 		ok "stale state: the next run refuses: $(cat "$tmp/stale.err")"
 	else
 		not_ok "stale state: rc=$rc $(cat "$tmp/stale.err")"
+	fi
+	# a baseline taken while the killed run's tracing is still on would be wrong
+	"$TC" $S --profiles none --workloads getpid --calls 1000 --repeat 1 \
+		>"$tmp/stale.out" 2>"$tmp/stale.err"
+	rc=$?
+	if [ $rc -eq 1 ] && grep -q "run 'tracecost restore'" "$tmp/stale.err" &&
+	   [ ! -s "$tmp/stale.out" ]; then
+		ok "stale state: a --profiles none run refuses too"
+	else
+		not_ok "stale state: --profiles none: rc=$rc $(cat "$tmp/stale.err")"
 	fi
 	if "$TC" restore >"$tmp/restore.out" 2>&1 && grep -q "restored" "$tmp/restore.out"; then
 		ok "tracecost restore: $(cat "$tmp/restore.out")"
