@@ -933,6 +933,8 @@ static int read_header(struct rd *r, struct tc_result_file *f, const json_t *roo
 
 	if (!json_is_object(root))
 		return BAD(r, "%s where a result object was expected", type_name(root));
+	if (!json_object_get(root, "file_version"))
+		return BAD(r, "not a tracecost result file (no file_version)");
 	if ((err = get_int(r, root, "", "file_version", 0, INT_MAX, &v)))
 		return err;
 	f->version = (int)v;
