@@ -17,6 +17,7 @@
 #include <libgen.h>
 
 #include <tracecost/report.h>
+#include <tracecost/tracefs.h>
 
 #include "cli.h"
 
@@ -307,4 +308,31 @@ void tc_cli_check_output(const char *opt, const char *path)
 int tc_cli_stale_state(void)
 {
 	return !access("/run/tracecost/state", F_OK);
+}
+
+int tc_cli_run_supervised(struct tc_tracefs *t, int (*fn)(void *arg), void *arg)
+{
+	int err, status;
+
+	err = tc_tracefs_begin(t);
+	if (err == -ESTALE)
+		tc_cli_fail("%s: run 'tracecost restore' first", tc_tracefs_error(t));
+	if (err)
+		tc_cli_fail("%s", tc_tracefs_error(t));
+	/* measure in a child; this process restores tracefs however it ends */
+	err = tc_tracefs_supervise(t, fn, arg, &status);
+	if (err) {
+		fprintf(stderr, "tracecost: restoring tracefs failed: %s; run 'tracecost"
+			" restore'\n", tc_tracefs_error(t));
+		return TC_EXIT_FAIL;
+	}
+	tc_tracefs_close(t);
+	if (status == 128 + SIGINT || status == 128 + SIGTERM || status == 128 + SIGHUP)
+		return TC_EXIT_INTERRUPTED;
+	if (status > 128) {
+		fprintf(stderr, "tracecost: the measuring process was killed by signal %d;"
+			" tracing restored\n", status - 128);
+		return TC_EXIT_FAIL;
+	}
+	return status;
 }

@@ -50,6 +50,17 @@ void tc_cli_check_output(const char *opt, const char *path);
 /* Whether an interrupted run's tracefs state file is still there (tracecost restore). */
 int tc_cli_stale_state(void);
 
+struct tc_tracefs;
+/**
+ * tc_cli_run_supervised() - take the tracefs lock and state file, run @fn in
+ * a child while this process waits to restore tracefs (tc_tracefs_supervise),
+ * then close @t. Exits 1 if the state cannot be taken (a stale state file:
+ * says to run tracecost restore).
+ * Return: the exit status for main(): the child's, 130 if it was interrupted,
+ * 1 if it was killed or the restore failed.
+ */
+int tc_cli_run_supervised(struct tc_tracefs *t, int (*fn)(void *arg), void *arg);
+
 /* A progress line on stderr, only when stderr is a terminal, after 2 s. */
 void tc_cli_progress(void *arg, double fraction);
 void tc_cli_progress_done(void);

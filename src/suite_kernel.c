@@ -645,7 +645,7 @@ static int kernel_measure(void *arg);
 int suite_kernel_run(int argc, char **argv)
 {
 	static struct kctx k;
-	int err, status;
+	int err;
 
 	parse(argc, argv, &k.o);
 	tc_sysinfo_read(&k.si);
@@ -658,28 +658,9 @@ int suite_kernel_run(int argc, char **argv)
 	if (err)
 		tc_cli_fail("--tracepoints: tracefs: %s", tc_tracefs_error(k.t));
 	choose_profile(k.t, &k.prof, k.events_str, sizeof(k.events_str));
-	err = tc_tracefs_begin(k.t);
-	if (err == -ESTALE)
-		tc_cli_fail("%s: run 'tracecost restore' first", tc_tracefs_error(k.t));
-	if (err)
-		tc_cli_fail("%s", tc_tracefs_error(k.t));
-	/* measure in a child; this process restores tracefs however it ends */
-	err = tc_tracefs_supervise(k.t, kernel_measure, &k, &status);
-	if (err) {
-		fprintf(stderr, "tracecost: restoring tracefs failed: %s; run 'tracecost"
-			" restore'\n", tc_tracefs_error(k.t));
-		return TC_EXIT_FAIL;
-	}
-	tc_tracefs_close(k.t);
+	err = tc_cli_run_supervised(k.t, kernel_measure, &k);
 	tc_profile_release(&k.prof);
-	if (status == 128 + SIGINT || status == 128 + SIGTERM || status == 128 + SIGHUP)
-		return TC_EXIT_INTERRUPTED;
-	if (status > 128) {
-		fprintf(stderr, "tracecost: the measuring process was killed by signal %d;"
-			" tracing restored\n", status - 128);
-		return TC_EXIT_FAIL;
-	}
-	return status;
+	return err;
 }
 
 static int kernel_measure(void *arg)

@@ -907,7 +907,7 @@ int suite_system_run(int argc, char **argv)
 	static struct sys_run d;
 	char msg[256];
 	bool tracefs_cols = false;
-	int i, err, status;
+	int i;
 
 	parse(argc, argv, &d.o);
 	resolve_profiles(&d);
@@ -931,24 +931,5 @@ int suite_system_run(int argc, char **argv)
 		}
 		return measure(&d);
 	}
-	err = tc_tracefs_begin(d.t);
-	if (err == -ESTALE)
-		tc_cli_fail("%s: run 'tracecost restore' first", tc_tracefs_error(d.t));
-	if (err)
-		tc_cli_fail("%s", tc_tracefs_error(d.t));
-	err = tc_tracefs_supervise(d.t, measure, &d, &status);
-	if (err) {
-		fprintf(stderr, "tracecost: restoring tracefs failed: %s; run 'tracecost "
-			"restore'\n", tc_tracefs_error(d.t));
-		return TC_EXIT_FAIL;
-	}
-	tc_tracefs_close(d.t);
-	if (status == 128 + SIGINT || status == 128 + SIGTERM || status == 128 + SIGHUP)
-		return TC_EXIT_INTERRUPTED;
-	if (status > 128) {
-		fprintf(stderr, "tracecost: the measuring process was killed by signal %d; "
-			"tracing restored\n", status - 128);
-		return TC_EXIT_FAIL;
-	}
-	return status;
+	return tc_cli_run_supervised(d.t, measure, &d);
 }
