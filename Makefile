@@ -80,9 +80,14 @@ subj_cfg_callp	:= -DTC_SUBJECT_HOOKS=1 -DTC_SUBJECT_PROBES=1
 subj_cfg_static	:= -DTC_SUBJECT_HOOKS=2 -DTC_SUBJECT_PROBES=0
 subj_cfg_staticp := -DTC_SUBJECT_HOOKS=2 -DTC_SUBJECT_PROBES=1
 
+# Functions and loops of the subject aligned to a cache line, so that where
+# the linker puts each configuration's object cannot change how the front end
+# sees its timed loops (measured: +0.5 tick per irq pair at --batch 64 from
+# placement alone with the default 16-byte alignment).
+SUBJ_ALIGN	:= -falign-functions=64 -falign-loops=64
 $(O)/subjects/toggle_%.o: subjects/toggle_subject.c $(wildcard include/tracecost/*.h) Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(subj_cfg_$*) -DTC_SUBJECT_ID=$* -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(SUBJ_ALIGN) $(subj_cfg_$*) -DTC_SUBJECT_ID=$* -c $< -o $@
 
 $(LIBTC): $(LIB_OBJS)
 	@rm -f $@
