@@ -431,14 +431,14 @@ static int check_config(const struct tc_sampler_config *cfg)
 
 static int alloc_result(const struct tc_sampler_config *cfg, struct tc_sampler_result *res)
 {
-	int c, nr_cells = cfg->nr_subjects * cfg->nr_pairs;
+	int nr_cells = cfg->nr_subjects * cfg->nr_pairs;
 
 	memset(res, 0, sizeof(*res));
 	res->nr_subjects = cfg->nr_subjects;
 	res->nr_pairs = cfg->nr_pairs;
 	res->nr_cpus = cfg->nr_cpus;
 	res->repeat = (int)cfg->repeat;
-	res->cells = calloc((size_t)nr_cells, sizeof(*res->cells));
+	res->cells = tc_cells_alloc(nr_cells, (int)cfg->repeat * cfg->nr_cpus, cfg->highest);
 	res->events = calloc((size_t)cfg->nr_subjects, sizeof(*res->events));
 	res->overruns = calloc((size_t)cfg->nr_subjects, sizeof(*res->overruns));
 	if (!res->cells || !res->events || !res->overruns)
@@ -448,19 +448,53 @@ static int alloc_result(const struct tc_sampler_config *cfg, struct tc_sampler_r
 		if (!res->raw)
 			return -ENOMEM;
 	}
-	for (c = 0; c < nr_cells; c++) {
-		struct tc_cell *cell = &res->cells[c];
+	return 0;
+}
+
+struct tc_cell *tc_cells_alloc(int nr, int nr_snap, unsigned int highest)
+{
+	struct tc_cell *cells = calloc((size_t)nr, sizeof(*cells));
+	int c;
+
+	if (!cells)
+		return NULL;
+	for (c = 0; c < nr; c++) {
+		struct tc_cell *cell = &cells[c];
 
 		cell->hist = malloc(sizeof(*cell->hist));
-		cell->top = malloc(TC_TOPN_SIZE(cfg->highest));
-		cell->snap = calloc((size_t)cfg->repeat * (size_t)cfg->nr_cpus, sizeof(*cell->snap));
-		if (!cell->hist || !cell->top || !cell->snap)
-			return -ENOMEM;
+		cell->top = malloc(TC_TOPN_SIZE(highest));
+		cell->snap = calloc((size_t)nr_snap, sizeof(*cell->snap));
+		if (!cell->hist || !cell->top || !cell->snap) {
+			tc_cells_free(cells, nr, nr_snap);
+			return NULL;
+		}
 		tc_hist_init(cell->hist);
-		tc_topn_init(cell->top, cfg->highest);
+		tc_topn_init(cell->top, highest);
 		cell->overhead_min = UINT64_MAX;
 	}
-	return 0;
+	return cells;
+}
+
+void tc_cells_free(struct tc_cell *cells, int nr, int nr_snap)
+{
+	int c, i;
+
+	if (!cells)
+		return;
+	for (c = 0; c < nr; c++) {
+		struct tc_cell *cell = &cells[c];
+
+		if (cell->snap)
+			for (i = 0; i < nr_snap; i++) {
+				free(cell->snap[i].idx);
+				free(cell->snap[i].cnt);
+				free(cell->snap[i].top);
+			}
+		free(cell->snap);
+		free(cell->hist);
+		free(cell->top);
+	}
+	free(cells);
 }
 
 void tc_snapshot_merge(struct tc_hist *h, struct tc_topn *t, const struct tc_snapshot *s)
@@ -486,14 +520,12 @@ void tc_snapshot_merge(struct tc_hist *h, struct tc_topn *t, const struct tc_sna
 			tc_topn_add(t, s->top[j]);
 }
 
-/* Merge sparse snapshots into the run-wide cells (exact). */
-static void merge_result(const struct tc_sampler_config *cfg, struct tc_sampler_result *res)
+void tc_cells_merge(struct tc_cell *cells, int nr, int nr_snap)
 {
-	int c, nr_cells = cfg->nr_subjects * cfg->nr_pairs;
+	int c, i;
 
-	for (c = 0; c < nr_cells; c++) {
-		struct tc_cell *cell = &res->cells[c];
-		int i, nr_snap = (int)cfg->repeat * cfg->nr_cpus;
+	for (c = 0; c < nr; c++) {
+		struct tc_cell *cell = &cells[c];
 
 		for (i = 0; i < nr_snap; i++) {
 			const struct tc_snapshot *s = &cell->snap[i];
@@ -591,7 +623,8 @@ int tc_sampler_run(const struct tc_sampler_config *cfg, struct tc_sampler_result
 	detach_probes(&run);
 	res->interrupted = stopped(cfg) ? 1 : 0;
 	if (!err) {
-		merge_result(cfg, res);
+		tc_cells_merge(res->cells, cfg->nr_subjects * cfg->nr_pairs,
+			       (int)cfg->repeat * cfg->nr_cpus);
 		res->nr_raw = atomic_load(&run.raw_next);
 		if (res->nr_raw > cfg->raw_max)
 			res->nr_raw = cfg->raw_max;
@@ -613,24 +646,7 @@ fail:
 
 void tc_sampler_result_free(struct tc_sampler_result *res)
 {
-	int c, i;
-
-	if (res->cells) {
-		for (c = 0; c < res->nr_subjects * res->nr_pairs; c++) {
-			struct tc_cell *cell = &res->cells[c];
-
-			if (cell->snap)
-				for (i = 0; i < res->repeat * res->nr_cpus; i++) {
-					free(cell->snap[i].idx);
-					free(cell->snap[i].cnt);
-					free(cell->snap[i].top);
-				}
-			free(cell->snap);
-			free(cell->hist);
-			free(cell->top);
-		}
-	}
-	free(res->cells);
+	tc_cells_free(res->cells, res->nr_subjects * res->nr_pairs, res->repeat * res->nr_cpus);
 	free(res->events);
 	free(res->overruns);
 	free(res->raw);

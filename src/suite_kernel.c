@@ -547,61 +547,6 @@ static void run_once(const struct kopts *o, const int *cpus, int nr_cpus, struct
 	free(text);
 }
 
-static struct tc_cell *alloc_cells(int ncols, int npairs, int nr_snap, unsigned int highest)
-{
-	struct tc_cell *cells = calloc((size_t)(ncols * npairs), sizeof(*cells));
-	int c;
-
-	if (!cells)
-		tc_cli_fail("out of memory");
-	for (c = 0; c < ncols * npairs; c++) {
-		cells[c].hist = malloc(sizeof(*cells[c].hist));
-		cells[c].top = malloc(TC_TOPN_SIZE(highest));
-		cells[c].snap = calloc((size_t)nr_snap, sizeof(*cells[c].snap));
-		if (!cells[c].hist || !cells[c].top || !cells[c].snap)
-			tc_cli_fail("out of memory");
-		tc_hist_init(cells[c].hist);
-		tc_topn_init(cells[c].top, highest);
-		cells[c].overhead_min = UINT64_MAX;
-	}
-	return cells;
-}
-
-static void merge_cells(struct tc_cell *cells, int n, int nr_snap)
-{
-	int c, i;
-
-	for (c = 0; c < n; c++) {
-		for (i = 0; i < nr_snap; i++) {
-			const struct tc_snapshot *s = &cells[c].snap[i];
-
-			tc_snapshot_merge(cells[c].hist, cells[c].top, s);
-			cells[c].clamped += s->clamped;
-			if (s->n && s->overhead_min < cells[c].overhead_min)
-				cells[c].overhead_min = s->overhead_min;
-			if (s->overhead_max > cells[c].overhead_max)
-				cells[c].overhead_max = s->overhead_max;
-		}
-	}
-}
-
-static void free_cells(struct tc_cell *cells, int n, int nr_snap)
-{
-	int c, i;
-
-	for (c = 0; c < n; c++) {
-		for (i = 0; i < nr_snap; i++) {
-			free(cells[c].snap[i].idx);
-			free(cells[c].snap[i].cnt);
-			free(cells[c].snap[i].top);
-		}
-		free(cells[c].snap);
-		free(cells[c].hist);
-		free(cells[c].top);
-	}
-	free(cells);
-}
-
 /* ---- tracepoints -------------------------------------------------------- */
 
 /*
@@ -696,8 +641,10 @@ static int kernel_measure(void *arg)
 	}
 	nr_snap = (int)o.repeat * o.nr_cpus;
 	npc = ncols * o.npairs;
-	cells = alloc_cells(ncols, o.npairs, nr_snap, o.highest);
-	cells1 = alloc_cells(ncols, o.npairs, 1, o.highest);
+	cells = tc_cells_alloc(npc, nr_snap, o.highest);
+	cells1 = tc_cells_alloc(npc, 1, o.highest);
+	if (!cells || !cells1)
+		tc_cli_fail("out of memory");
 
 	clock_gettime(CLOCK_REALTIME, &start);
 	for (r = 0; r < (int)o.repeat + 1 && !tc_cli_stop; r++) {
@@ -735,8 +682,8 @@ static int kernel_measure(void *arg)
 		fprintf(stderr, "tracecost: interrupted; nothing written\n");
 		return TC_EXIT_INTERRUPTED;
 	}
-	merge_cells(cells, npc, nr_snap);
-	merge_cells(cells1, npc, 1);
+	tc_cells_merge(cells, npc, nr_snap);
+	tc_cells_merge(cells1, npc, 1);
 	st = calloc((size_t)npc, sizeof(*st));
 	st1 = calloc((size_t)npc, sizeof(*st1));
 	if (!st || !st1)
@@ -819,8 +766,8 @@ static int kernel_measure(void *arg)
 		if (err)
 			tc_cli_fail("--json %s: %s", o.json, strerror(-err));
 	}
-	free_cells(cells, npc, nr_snap);
-	free_cells(cells1, npc, 1);
+	tc_cells_free(cells, npc, nr_snap);
+	tc_cells_free(cells1, npc, 1);
 	free(st);
 	free(st1);
 	free(o.cpus);

@@ -156,6 +156,20 @@ int tc_sampler_run(const struct tc_sampler_config *cfg, struct tc_sampler_result
  * whole-run figures from the snapshots of any suite (user or kernel).
  */
 void tc_snapshot_merge(struct tc_hist *h, struct tc_topn *t, const struct tc_snapshot *s);
+
+/**
+ * tc_cells_alloc() - @nr empty cells, each with @nr_snap zeroed snapshot slots
+ * and a top-N heap of capacity @highest
+ * Return: the cells, or NULL on allocation failure. Any suite that collects
+ * snapshots (the sampler, the kernel module's results) fills them the same way.
+ */
+struct tc_cell *tc_cells_alloc(int nr, int nr_snap, unsigned int highest);
+
+/** tc_cells_merge() - merge every cell's snapshots into its whole-run figures (exact) */
+void tc_cells_merge(struct tc_cell *cells, int nr, int nr_snap);
+
+/** tc_cells_free() - free cells, their snapshots' arrays and heaps (NULL is fine) */
+void tc_cells_free(struct tc_cell *cells, int nr, int nr_snap);
 void tc_sampler_result_free(struct tc_sampler_result *res);
 
 #endif /* TRACECOST_SAMPLER_H */
