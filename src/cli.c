@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <math.h>
@@ -335,4 +336,11 @@ int tc_cli_run_supervised(struct tc_tracefs *t, int (*fn)(void *arg), void *arg)
 		return TC_EXIT_FAIL;
 	}
 	return status;
+}
+
+void tc_cli_bad_option(int c, char **argv, const char *help)
+{
+	if (c == ':')
+		tc_cli_usage("%s: missing value", argv[optind - 1]);
+	tc_cli_usage("unknown option '%s' (try '%s')", argv[optind - 1], help);
 }

@@ -41,6 +41,12 @@ int tc_cli_all_cpus(int **cpus);
 /* "0-3,6" for a sorted list */
 void tc_cli_format_cpus(const int *cpus, int n, char *buf, size_t len);
 
+/**
+ * tc_cli_bad_option() - the default: of every getopt_long() switch: exit 2
+ * with "X: missing value" (@c == ':') or "unknown option 'X' (try '@help')"
+ */
+void tc_cli_bad_option(int c, char **argv, const char *help) __attribute__((noreturn));
+
 /* "ns" -> 0, "ticks"/"cycles" -> 1; else exit 2 naming @opt. */
 int tc_cli_parse_unit(const char *opt, const char *s);
 /* "text", "markdown", "csv" (and "json" when @json_ok) -> enum tc_table_format, or -1 for json. */

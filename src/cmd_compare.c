@@ -316,11 +316,8 @@ static int parse(int argc, char **argv, struct cmp_opts *o)
 		case OPT_HELP:
 			usage();
 			exit(TC_EXIT_OK);
-		case ':':
-			tc_cli_usage("%s: missing value", argv[optind - 1]);
 		default:
-			tc_cli_usage("unknown option '%s' (try 'tracecost compare --help')",
-				     argv[optind - 1]);
+			tc_cli_bad_option(c, argv, "tracecost compare --help");
 		}
 	}
 	if (optind >= argc)

@@ -443,11 +443,8 @@ int cmd_size(int argc, char **argv)
 		case OPT_HELP:
 			usage();
 			exit(TC_EXIT_OK);
-		case ':':
-			tc_cli_usage("%s: missing value", argv[optind - 1]);
 		default:
-			tc_cli_usage("unknown option '%s' (try 'tracecost size --help')",
-				     argv[optind - 1]);
+			tc_cli_bad_option(c, argv, "tracecost size --help");
 		}
 	}
 	n = argc - optind;

@@ -184,11 +184,8 @@ static void parse(int argc, char **argv, struct kopts *o)
 		case OPT_HELP:
 			usage();
 			exit(TC_EXIT_OK);
-		case ':':
-			tc_cli_usage("%s: missing value", argv[optind - 1]);
 		default:
-			tc_cli_usage("unknown option '%s' (try 'tracecost run --suite kernel --help')",
-				     argv[optind - 1]);
+			tc_cli_bad_option(c, argv, "tracecost run --suite kernel --help");
 		}
 	}
 	if (optind < argc)

@@ -284,11 +284,8 @@ static void parse(int argc, char **argv, struct sys_opts *o)
 		case OPT_HELP:
 			usage();
 			exit(TC_EXIT_OK);
-		case ':':
-			tc_cli_usage("%s: missing value", argv[optind - 1]);
 		default:
-			tc_cli_usage("unknown option '%s' (try 'tracecost run --suite system --help')",
-				     argv[optind - 1]);
+			tc_cli_bad_option(c, argv, "tracecost run --suite system --help");
 		}
 	}
 	if (optind < argc)

@@ -182,11 +182,8 @@ static void parse(int argc, char **argv, struct user_opts *o)
 		case OPT_HELP:
 			usage();
 			exit(TC_EXIT_OK);
-		case ':':
-			tc_cli_usage("%s: missing value", argv[optind - 1]);
 		default:
-			tc_cli_usage("unknown option '%s' (try 'tracecost run --help')",
-				     argv[optind - 1]);
+			tc_cli_bad_option(c, argv, "tracecost run --help");
 		}
 	}
 	if (optind < argc)
