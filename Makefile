@@ -174,7 +174,7 @@ check-kernel-if-available:
 FUZZ_SECONDS	?= 60
 FUZZ_CC		?= clang
 FUZZ_BIN	:= $(O)/fuzz/fuzz_result_read
-FUZZ_SRCS	:= tests/fuzz/fuzz_result_read.c lib/result_read.c lib/compare.c lib/hist.c \
+FUZZ_SRCS	:= tests/fuzz/fuzz_result_read.c lib/result_read.c lib/result_pool.c lib/compare.c lib/hist.c \
 		   lib/stats.c
 
 $(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard include/tracecost/*.h) Makefile
