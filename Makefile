@@ -137,6 +137,7 @@ check-integration: $(TRACECOST)
 	@sh tests/integration/run.sh $(TRACECOST)
 	@sh tests/integration/system.sh $(TRACECOST)
 	@sh tests/integration/compare.sh $(TRACECOST)
+	@sh tests/integration/runs.sh $(TRACECOST)
 
 check: deps
 	@$(MAKE) --no-print-directory all

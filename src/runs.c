@@ -159,6 +159,11 @@ int tc_cli_runs(const char *suite, unsigned int runs, int argc, char **argv)
 	unsigned int i;
 	int ret = 0;
 
+	/* First: a signal from here on ends the runs with 130 */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	split_args(suite, argc, argv, &ra);
 	if (ra.help) {
 		ra.child[ra.nr] = NULL;
@@ -169,10 +174,8 @@ int tc_cli_runs(const char *suite, unsigned int runs, int argc, char **argv)
 		tc_cli_check_output("--json", ra.json);
 	if (ra.format && !strcmp(ra.format, "json"))
 		tc_cli_usage("--format json: the result file is --json FILE");
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	if (runs_signal)
+		return TC_EXIT_INTERRUPTED;
 	if (!mkdtemp(dir))
 		tc_cli_fail("mkdtemp %s: %s", dir, strerror(errno));
 	objs = calloc(runs, sizeof(*objs));
@@ -183,12 +186,18 @@ int tc_cli_runs(const char *suite, unsigned int runs, int argc, char **argv)
 	for (i = 0; i < runs && !runs_signal; i++) {
 		json_error_t je;
 
+		struct timespec t0, t1;
+
 		snprintf(out, sizeof(out), "%s/run%u.json", dir, i);
 		ra.child[ra.nr + 1] = out;
 		ra.child[ra.nr + 2] = NULL;
-		fprintf(stderr, "tracecost: run %u of %u (%s suite, a fresh process)\n", i + 1,
-			runs, suite);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		ret = run_child(ra.child);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (!ret && !runs_signal)
+			fprintf(stderr, "tracecost: run %u of %u done (%s suite, a fresh process, "
+				"%.1f s)\n", i + 1, runs, suite, (double)(t1.tv_sec - t0.tv_sec) +
+				(double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 		if (runs_signal && !ret)
 			ret = TC_EXIT_INTERRUPTED;
 		if (ret)
