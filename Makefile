@@ -63,8 +63,10 @@ LIBSUBJ		:= $(O)/libsubjects.a
 LIBWL		:= $(O)/libworkloads.a
 TRACECOST	:= $(O)/tracecost
 
-# User-suite defaults for `make run`; override: make run RUN_ARGS="--samples 10000000"
-RUN_ARGS	?=
+# User-suite defaults for `make run`: five runs, each a fresh process, so the
+# table's verdicts rest on runs (about 30 s on 2 idle CPUs); override:
+# make run RUN_ARGS="--runs 10 --samples 1000000"
+RUN_ARGS	?= --runs 5 --repeat 2 --samples 300000
 
 .PHONY: all run check check-unit check-san check-integration bench deps clean asm \
 	check-kernel deps-kernel check-kernel-if-available check-fuzz
@@ -191,6 +193,7 @@ bench: deps
 	@$(MAKE) --no-print-directory $(TRACECOST)
 	@sh bench/run.sh $(TRACECOST)
 	@sh bench/system.sh $(TRACECOST)
+	@sh bench/verdicts.sh $(TRACECOST)
 
 # Disassembly of the toggle subject, one file per configuration.
 asm: $(SUBJECT_OBJS)

@@ -243,12 +243,15 @@ static const struct option long_opts[] = {
 
 static void usage(void)
 {
-	printf("usage: tracecost compare FILE[:CONFIG]... [--label NAME]... [--metrics LIST]\n"
-	       "                         [--format text|markdown|csv|json] [--unit ns|ticks]\n"
-	       "                         [--percentile P] [--resamples B] [--seed N]\n\n"
+	printf("usage: tracecost compare FILE[,FILE...][:CONFIG]... [--label NAME]...\n"
+	       "                         [--metrics LIST] [--format text|markdown|csv|json]\n"
+	       "                         [--unit ns|ticks] [--percentile P] [--resamples B]\n"
+	       "                         [--seed N]\n\n"
 	       "  FILE[:CONFIG]    a result file (tracecost run --json), all its configurations\n"
 	       "                   or the one named; columns in the order given, the first is\n"
 	       "                   the reference\n"
+	       "  A1,A2,A3:CONFIG  a group of files: their runs pooled as one column (one file\n"
+	       "                   per run or boot; tracecost run --runs N writes N in one)\n"
 	       "  --label NAME     name of the next column (repeat; default <release> or\n"
 	       "                   <release>:<config>)\n"
 	       "  --metrics LIST   rows, from average,median,max_avg,percentile,min,max or all\n"
@@ -257,13 +260,16 @@ static void usage(void)
 	       "  --format F       text (default), markdown, csv or json\n"
 	       "  --unit ns|ticks  ns per pair (default; each file's counter frequency) or ticks\n"
 	       "  --percentile P   the percentile row (default: the first file's)\n"
-	       "  --resamples B    bootstrap resamples of the repetitions (default 2000)\n"
+	       "  --resamples B    bootstrap resamples of the runs (default 2000)\n"
 	       "  --seed N         seed of the resampling (default 1)\n\n"
-	       "Each cell after the first: value, change against the first column, and a\n"
-	       "verdict from the 95%% bootstrap percentile interval of the difference:\n"
-	       "> slower, < faster, ~ no significant difference, ? n/a (one repetition).\n"
-	       "Where higher is better (files/s), < (faster) marks a higher value.\n"
-	       "Changes from +1000%% on show as the ratio: x42 is 42 times the reference.\n");
+	       "Each cell after the first: value, change against its reference, and a verdict\n"
+	       "from the 95%% interval of the difference (runs resampled, Student/Welch t):\n"
+	       "> slower, < faster, ~ no significant difference, ? none (the reason is printed:\n"
+	       "columns from different runs need 3 runs each; one repetition gives n/a).\n"
+	       "Columns of the same runs are paired. Differences of medians and percentiles\n"
+	       "below one counter step are never significant. Where higher is better\n"
+	       "(files/s), < (faster) marks a higher value. Changes from +1000%% on show as\n"
+	       "the ratio: x42 is 42 times the reference. Method: man tracecost, COMPARE.\n");
 }
 
 static void parse_metrics(struct cmp_opts *o, const char *arg)

@@ -128,6 +128,8 @@ static void usage(void)
 	       "                     then those of --profile-file): none, syscalls, sched,\n"
 	       "                     ipi, irq, function, preemptirq; any but none needs root\n"
 	       "  --profile-file F   user-defined profiles (doc/profile-format.md)\n"
+	       "  --runs N           N runs, each a fresh process, in one result file, and\n"
+	       "                     compare's table with verdicts (default 1)\n"
 	       "  --cpus LIST        CPUs the workloads run on (default: all online)\n"
 	       "  --repeat K         runs per workload and profile, interleaved (default 7;\n"
 	       "                     K >= 6 gives a 95%% interval of the median)\n"
