@@ -578,6 +578,8 @@ static bool is_ref(const struct ctx *x, int c)
 	return x->cc[c].ref < 0 || x->cc[c].ref == c;
 }
 
+static void print_spreads(const struct ctx *x, FILE *f, const char *pre);
+
 /* What the interval covers, said once for every format. */
 static void print_method(const struct ctx *x, FILE *f, const char *pre, const char *reps)
 {
@@ -626,6 +628,7 @@ static void print_header(const struct ctx *x, FILE *f, const char *pre)
 			"better (files/s) the verdict says better or worse: < faster = higher\n",
 			pre);
 		print_method(x, f, pre, "rounds");
+		print_spreads(x, f, pre);
 		return;
 	}
 	if (x->o->ticks) {
@@ -648,6 +651,7 @@ static void print_header(const struct ctx *x, FILE *f, const char *pre)
 	}
 	print_method(x, f, pre, "repetitions");
 	fprintf(f, "%smax_avg over the %u highest samples\n", pre, x->highest);
+	print_spreads(x, f, pre);
 }
 
 /* Why a cell of @row has no verdict, or a weaker one: one line per reason. */
@@ -691,7 +695,7 @@ static void print_reasons(const struct ctx *x, const struct tc_compare_row *row)
 }
 
 /* Where the noise is: sd between runs and within runs, for each column. */
-static void print_spreads(const struct ctx *x)
+static void print_spreads(const struct ctx *x, FILE *f, const char *pre)
 {
 	int r, c, m;
 
@@ -699,12 +703,12 @@ static void print_spreads(const struct ctx *x)
 		;
 	if (m == TC_NR_METRICS)
 		return;
-	printf("Spread of the %s: sd between runs / pooled sd within runs (runs x repetitions)"
-	       "\n", tc_metric_name(m));
+	fprintf(f, "%sspread of the %s: sd between runs / pooled sd within runs (runs x "
+		"repetitions per run)\n", pre, tc_metric_name(m));
 	for (r = 0; r < x->res->nr_rows; r++) {
 		const struct tc_compare_row *row = &x->res->rows[r];
 
-		printf("  %s:", row->name);
+		fprintf(f, "%s  %s:", pre, row->name);
 		for (c = 0; c < x->n; c++) {
 			const struct tc_compare_cell *cell = cell_at(row, c, m);
 			char b[32] = "-", w[32] = "-";
@@ -715,12 +719,11 @@ static void print_spreads(const struct ctx *x)
 				snprintf(b, sizeof(b), "%.3g", cell->between);
 			if (!isnan(cell->within))
 				snprintf(w, sizeof(w), "%.3g", cell->within);
-			printf("%s %s %s/%s (%dx%d)", c ? "," : "", x->col[c].name, b, w, cell->runs,
-			       cell->runs ? cell->reps / cell->runs : 0);
+			fprintf(f, "%s %s %s/%s (%dx%d)", c ? "," : "", x->col[c].name, b, w,
+				cell->runs, cell->runs ? cell->reps / cell->runs : 0);
 		}
-		putchar('\n');
+		fputc('\n', f);
 	}
-	putchar('\n');
 }
 
 /* Text: value, change and mark, sub-aligned, so that 5 columns fit 80 characters. */
@@ -804,7 +807,6 @@ static void print_text(const struct ctx *x)
 		print_reasons(x, row);
 		putchar('\n');
 	}
-	print_spreads(x);
 }
 
 static void cell_long(char *buf, size_t len, const struct tc_compare_cell *cell, bool ref)

@@ -72,7 +72,7 @@ check "compare: five columns fit 80 characters" \
 check "compare: header names method, unit and runs" \
 	'grep -q "^method: 95% interval of each difference: d +- t \* se" "$tmp/c1.out" &&
 	 grep -q "^unit: ns per pair" "$tmp/c1.out" && grep -q "1 run, 5 repetitions" "$tmp/c1.out" &&
-	 grep -q "^Spread of the average: sd between runs / pooled sd within runs" "$tmp/c1.out"'
+	 grep -q "^spread of the average: sd between runs / pooled sd within runs" "$tmp/c1.out"'
 
 # ---- a file against itself: no significant difference anywhere ----
 "$TC" compare a.json a.json --metrics all --format json >"$tmp/self.json" 2>"$tmp/self.err"

@@ -30,7 +30,7 @@ check "--runs 3: the runs are separate processes (their starts differ)" \
 	'[ $(jq -r ".runs[].start" r.json | sort -u | wc -l) -eq 3 ]'
 check "--runs 3: the table is compare's: 3 runs per column, verdicts and spreads" \
 	'grep -q "stock: r.json:stock (reference), .*3 runs, 6 repetitions" out.txt &&
-	 grep -q "^Spread of the average" out.txt && grep -Eq "^ *median .*[<>~]$" out.txt'
+	 grep -q "^spread of the average" out.txt && grep -Eq "^ *median .*[<>~]$" out.txt'
 "$TC" compare r.json:static r.json:stock --format json >c.json
 check "compare reads it: columns of the same runs are paired (a verdict, df = runs - 1)" \
 	'jq -e "[.sections[].rows[].cells[1] | .runs == 3 and (.df == 2) and (.verdict != \"unknown\")] | all" c.json >/dev/null'
@@ -41,6 +41,14 @@ check "a group of a runs file and a run file: 4 runs in the column; the other 1:
 		([.sections[].rows[].cells[1].verdict] | all(. == \"unknown\"))" g.json >/dev/null'
 "$TC" plot r.json:stock r.json,one.json:static --out p.svg >/dev/null 2>&1
 check "plot takes runs files and groups" '[ -s p.svg ]'
+
+# ---- the system suite (profile none: no root, tracefs untouched) ----
+"$TC" run --suite system --runs 3 --profiles none --workloads getpid,pipe --calls 2000 \
+	--round-trips 200 --repeat 2 --json sys.json >sys.txt 2>sys.err
+check "system --runs 3: three runs in the file, compare's table (3 runs, 6 rounds)" \
+	'[ $? -eq 0 ] && jq -e ".file_version == 2 and (.runs | length) == 3 and .suite == \"system\"" sys.json >/dev/null &&
+	 grep -q "none: sys.json:none (reference), .*3 runs, 6 rounds" sys.txt &&
+	 grep -qx "getpid: lower is better (calls per run: [0-9]*)" sys.txt'
 
 # ---- bad input: exit 2, one line, nothing written ----
 expect_bad() {
