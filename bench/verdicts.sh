@@ -4,10 +4,14 @@
 # make bench: calibration of compare's verdicts on this machine (figures,
 # never asserted; copy them into BENCHMARKS.md with this command line).
 #
-#  1. A/A, user suite: N invocations of the same binary, each
-#     `tracecost run --runs R` (R runs, each a fresh process); every pair of
-#     files compared (`tracecost compare aI.json aJ.json`: each
-#     configuration against the same configuration of the other file) for
+#  1. A/A, user suite: N columns of R runs each, every run a separate
+#     invocation of the same binary (`tracecost run`, one process), the runs
+#     of the N columns interleaved in time (round r runs column 1..N once:
+#     Kalibera & Jones's advice, so that load that drifts over the minutes
+#     of the benchmark hits every column alike); every pair of columns
+#     compared as file groups (`tracecost compare a1-1.json,...,a1-R.json
+#     a2-1.json,...`: each configuration against the same configuration of
+#     the other group) for
 #     average, median, max_avg and the percentile. Nothing changed, so
 #     every "slower" or "faster" is a false alarm: goal at most 5 % of the
 #     cells at the 95 % level. "?" (unknown) would mean too few runs.
@@ -19,8 +23,8 @@
 #  3. Resolution: for each pair, the median half-width of the A/A
 #     intervals of the average, in ticks per pair: the smallest difference
 #     between two such files that this machine resolves.
-#  4. A/A, system suite: M invocations of `--suite system --profiles none
-#     --runs R`, every pair of files compared, false-alarm rate.
+#  4. A/A, system suite: M columns of R interleaved invocations of
+#     `--suite system --profiles none`, every pair compared, false alarms.
 # Usage: bench/verdicts.sh path/to/tracecost
 #   (VERDICT_FILES=10, VERDICT_RUNS=5, VERDICT_SAMPLES=100000, VERDICT_BATCH=64,
 #    VERDICT_SYS_FILES=6)
@@ -35,31 +39,47 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 echo "== tracecost verdict calibration, $(date -u +%Y-%m-%dT%H:%M:%SZ), $($TC --version)"
-echo "== user suite: $N x '$TC run --runs $R --samples $S --batch $K --repeat 2 --unit ticks'"
-i=1
-while [ "$i" -le "$N" ]; do
-	"$TC" run --runs "$R" --samples "$S" --batch "$K" --repeat 2 --unit ticks \
-		--json "$tmp/a$i.json" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
-	i=$((i + 1))
+# group PREFIX I: the R run files of column I, comma-separated
+group() {
+	g=""
+	r=1
+	while [ "$r" -le "$R" ]; do
+		g="$g${g:+,}$tmp/$1$2-$r.json"
+		r=$((r + 1))
+	done
+	echo "$g"
+}
+echo "== user suite: $N columns x $R runs of '$TC run --samples $S --batch $K --repeat 2 --unit ticks', interleaved"
+r=1
+while [ "$r" -le "$R" ]; do
+	i=1
+	while [ "$i" -le "$N" ]; do
+		"$TC" run --samples "$S" --batch "$K" --repeat 2 --unit ticks \
+			--json "$tmp/a$i-$r.json" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
+		i=$((i + 1))
+	done
+	r=$((r + 1))
 done
-# Every pair of files: one compare each (10 columns: b's against a's).
+# Every pair of columns: one compare each (10 columns: b's against a's).
 i=1
 while [ "$i" -le "$N" ]; do
+	gi=$(group a "$i")
 	j=$((i + 1))
 	while [ "$j" -le "$N" ]; do
-		"$TC" compare "$tmp/a$i.json" "$tmp/a$j.json" --unit ticks --metrics all \
+		gj=$(group a "$j")
+		"$TC" compare "$gi" "$gj" --unit ticks --metrics all --resamples 1000 \
 			--format json >"$tmp/c$i-$j.json"
-		"$TC" compare "$tmp/a$i.json:stock" "$tmp/a$j.json:call" --unit ticks \
+		"$TC" compare "$gi:stock" "$gj:call" --unit ticks --resamples 1000 \
 			--format json >"$tmp/k$i-$j.json"
 		j=$((j + 1))
 	done
-	"$TC" compare "$tmp/a$i.json:stock" "$tmp/a$i.json:static" --unit ticks \
+	"$TC" compare "$gi:stock" "$gi:static" --unit ticks --resamples 1000 \
 		--format json >"$tmp/s$i.json"
 	i=$((i + 1))
 done
 
 echo
-echo "-- 1. A/A false alarms (same binary, separate invocations of $R runs each)"
+echo "-- 1. A/A false alarms (same binary, columns of $R separate invocations each)"
 jq -s -r '
   [.[] | .sections[] as $s | $s.rows[] | select(.metric != "min" and .metric != "max")
    | .metric as $m | .cells[5:][] | {m: $m, v: .verdict}] as $c
@@ -92,19 +112,23 @@ jq -s -r '
 ' "$tmp"/c*.json | column -t -s "$(printf '\t')"
 
 echo
-echo "== system suite: $M x '$TC run --suite system --profiles none --workloads getpid,pipe --calls 200000 --round-trips 5000 --repeat 5 --runs 3'"
-i=1
-while [ "$i" -le "$M" ]; do
-	"$TC" run --suite system --profiles none --workloads getpid,pipe --calls 200000 \
-		--round-trips 5000 --repeat 5 --runs 3 --json "$tmp/y$i.json" >/dev/null \
-		2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
-	i=$((i + 1))
+echo "== system suite: $M columns x $R runs of '$TC run --suite system --profiles none --workloads getpid,pipe --calls 200000 --round-trips 5000 --repeat 5', interleaved"
+r=1
+while [ "$r" -le "$R" ]; do
+	i=1
+	while [ "$i" -le "$M" ]; do
+		"$TC" run --suite system --profiles none --workloads getpid,pipe --calls 200000 \
+			--round-trips 5000 --repeat 5 --json "$tmp/y$i-$r.json" >/dev/null \
+			2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
+		i=$((i + 1))
+	done
+	r=$((r + 1))
 done
 i=1
 while [ "$i" -le "$M" ]; do
 	j=$((i + 1))
 	while [ "$j" -le "$M" ]; do
-		"$TC" compare "$tmp/y$i.json" "$tmp/y$j.json" --metrics median,average \
+		"$TC" compare "$(group y "$i")" "$(group y "$j")" --metrics median,average \
 			--format json >"$tmp/d$i-$j.json"
 		j=$((j + 1))
 	done

@@ -47,7 +47,7 @@ check "plot takes runs files and groups" '[ -s p.svg ]'
 	--round-trips 200 --repeat 2 --json sys.json >sys.txt 2>sys.err
 check "system --runs 3: three runs in the file, compare's table (3 runs, 6 rounds)" \
 	'[ $? -eq 0 ] && jq -e ".file_version == 2 and (.runs | length) == 3 and .suite == \"system\"" sys.json >/dev/null &&
-	 grep -q "none: sys.json:none (reference), .*3 runs, 6 rounds" sys.txt &&
+	 grep -q ": sys.json:none (reference), .*3 runs, 6 rounds" sys.txt &&
 	 grep -qx "getpid: lower is better (calls per run: [0-9]*)" sys.txt'
 
 # ---- bad input: exit 2, one line, nothing written ----
