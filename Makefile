@@ -7,6 +7,7 @@
 #   make check      install dependencies, build, run every test (also under ASan+UBSan)
 #   make bench      print benchmark figures (see BENCHMARKS.md)
 #   make deps       install missing Debian packages (root) or print the apt-get line
+#   make kernels    build kernels from Debian's linux-source (KERNELS="debug ...", kernel/build.sh)
 #
 # Layout: include/tracecost (public API), lib/ (libtracecost), subjects/ (the toggle
 # subject, one source built once per configuration), src/ (the CLI), tests/, bench/.
@@ -67,7 +68,7 @@ TRACECOST	:= $(O)/tracecost
 RUN_ARGS	?=
 
 .PHONY: all run check check-unit check-san check-integration bench deps clean asm \
-	check-kernel deps-kernel check-kernel-if-available check-fuzz
+	check-kernel deps-kernel check-kernel-if-available check-fuzz kernels deps-kernels
 all: $(TRACECOST) $(UNIT_BINS)
 
 $(O)/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h) Makefile
@@ -160,6 +161,17 @@ check-kernel: deps-kernel
 
 deps-kernel:
 	@sh scripts/deps.sh kernel
+
+# Kernels from Debian's linux-source-6.1: kernel/configs/NAME.config on top of
+# tinyconfig + base.config, each a kbuild O= tree $(KERNEL_CACHE)/NAME (bzImage,
+# vmlinux, Module.symvers), cached by a hash of its inputs (kernel/build.sh).
+KERNELS		?= debug
+KERNEL_CACHE	?= $(O)/kernels
+kernels: deps-kernels
+	@KERNEL_CACHE="$(KERNEL_CACHE)" V="$(V)" bash kernel/build.sh $(KERNELS)
+
+deps-kernels:
+	@sh scripts/deps.sh kernels
 
 # make check runs the QEMU test when QEMU and Debian's kernel packages are here
 # (.ci/run installs them); elsewhere it says why it skipped.
