@@ -95,7 +95,7 @@ struct tc_cpu {
 	int cpu;
 	struct task_struct *task;
 	bool ran;		/* set by the thread when it started sampling */
-	bool moved;		/* the thread found itself on another CPU */
+	bool moved;		/* its CPU went offline or the thread was moved off it */
 	unsigned long offlines;	/* tc_offlines of @cpu when the run started */
 	struct tc_hist *hist[TC_NR_KPAIRS];
 	struct tc_topn *top[TC_NR_KPAIRS];
@@ -116,6 +116,7 @@ struct tc_run {
 	struct completion done;
 	atomic_t running;
 	bool abort;		/* set before @start completes: exit without sampling */
+	bool lost;		/* a CPU of the run went offline: every sampler stops */
 };
 
 static DEFINE_MUTEX(tc_lock);
@@ -357,15 +358,18 @@ struct tc_thread_arg {
 	struct tc_cpu *c;
 };
 
-/* Stop sampling: cancelled, unloading, or our CPU went (or we were moved) away. */
-static bool sampler_stop(struct tc_cpu *c)
+/*
+ * Stop sampling: cancelled or unloading, or a CPU of the run went offline
+ * (ours: then every sampler of the run stops, the run is invalid anyway).
+ */
+static bool sampler_stop(struct tc_run *run, struct tc_cpu *c)
 {
-	if (READ_ONCE(tc_cancel))
+	if (READ_ONCE(tc_cancel) || READ_ONCE(run->lost))
 		return true;
-	if (READ_ONCE(per_cpu(tc_offlines, c->cpu)) != c->offlines)
-		return true;
-	if (raw_smp_processor_id() != c->cpu) {
+	if (READ_ONCE(per_cpu(tc_offlines, c->cpu)) != c->offlines ||
+	    raw_smp_processor_id() != c->cpu) {
 		WRITE_ONCE(c->moved, true);
+		WRITE_ONCE(run->lost, true);
 		return true;
 	}
 	return false;
@@ -398,7 +402,7 @@ static int sampler_thread(void *data)
 		left = 0;
 	else
 		WRITE_ONCE(c->ran, true);
-	while (left && !sampler_stop(c)) {
+	while (left && !sampler_stop(run, c)) {
 		unsigned int n = min_t(u64, left, TC_KMOD_BLOCK);
 		u64 o = calibrate(c, do_work, lock, work);
 		int p;
@@ -407,10 +411,10 @@ static int sampler_thread(void *data)
 			if (!(run->cfg.pairs & (1u << p)))
 				continue;
 			clear_resched();
-			if (sampler_stop(c))
+			if (sampler_stop(run, c))
 				break;
 			loops[p][do_work][ev](c->buf, n, lock, work);
-			if (sampler_stop(c))
+			if (sampler_stop(run, c))
 				break;
 			account(c, p, n, o);
 		}
