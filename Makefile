@@ -7,6 +7,7 @@
 #   make check      install dependencies, build, run every test (also under ASan+UBSan)
 #   make bench      print benchmark figures (see BENCHMARKS.md)
 #   make deps       install missing Debian packages (root) or print the apt-get line
+#   make kernels    build kernels from Debian's linux-source (KERNELS="debug ...", kernel/build.sh)
 #
 # Layout: include/tracecost (public API), lib/ (libtracecost), subjects/ (the toggle
 # subject, one source built once per configuration), src/ (the CLI), tests/, bench/.
@@ -69,7 +70,8 @@ TRACECOST	:= $(O)/tracecost
 RUN_ARGS	?= --runs 5 --repeat 2 --samples 300000
 
 .PHONY: all run check check-unit check-san check-integration bench deps clean asm \
-	check-kernel deps-kernel check-kernel-if-available check-fuzz
+	check-kernel deps-kernel check-kernel-if-available check-fuzz kernels deps-kernels \
+	check-kernel-debug
 all: $(TRACECOST) $(UNIT_BINS)
 
 $(O)/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h) Makefile
@@ -164,12 +166,33 @@ check-kernel: deps-kernel
 deps-kernel:
 	@sh scripts/deps.sh kernel
 
+# Kernels from Debian's linux-source-6.1: kernel/configs/NAME.config on top of
+# tinyconfig + base.config, each a kbuild O= tree $(KERNEL_CACHE)/NAME (bzImage,
+# vmlinux, Module.symvers), cached by a hash of its inputs (kernel/build.sh).
+KERNELS		?= debug
+KERNEL_CACHE	?= $(O)/kernels
+kernels: deps-kernels
+	@KERNEL_CACHE="$(KERNEL_CACHE)" V="$(V)" bash kernel/build.sh $(KERNELS)
+
+deps-kernels:
+	@sh scripts/deps.sh kernels
+
+# The module on the debug kernel under provoked races (tests/vm/stress.sh);
+# RACES=N sets the number of rmmod races (default 200).
+check-kernel-debug: deps-kernel
+	@$(MAKE) --no-print-directory kernels KERNELS=debug
+	@$(MAKE) --no-print-directory $(O)/tracecost-static
+	@sh tests/vm/stress.sh $(O) $(KERNEL_CACHE)
+
 # make check runs the QEMU test when QEMU and Debian's kernel packages are here
 # (.ci/run installs them); elsewhere it says why it skipped.
 check-kernel-if-available:
 	@if sh scripts/deps.sh --check kernel; then \
 		$(MAKE) --no-print-directory check-kernel; \
 	else echo "check-kernel: skipped (run 'make deps-kernel' as root to install QEMU and the kernel packages)"; fi
+	@if sh scripts/deps.sh --check kernel && sh scripts/deps.sh --check kernels; then \
+		$(MAKE) --no-print-directory check-kernel-debug; \
+	else echo "check-kernel-debug: skipped (run 'make deps-kernel deps-kernels' as root to install QEMU and linux-source-6.1)"; fi
 
 # libFuzzer (clang) on the result reader and the comparison behind it, for
 # FUZZ_SECONDS, from the seed corpus in tests/fuzz/; inputs that once

@@ -11,33 +11,51 @@
  * histograms from debugfs and computes every statistic, so kernel and user
  * results go through the same code. Memory does not grow with @samples.
  *
- * debugfs tracecost/:
- *   samples, highest, pairs, cpus, do_work	configuration (read/write)
+ * debugfs tracecost/ (doc/kmod-results.md):
+ *   samples, highest, pairs, cpus, do_work, pair_event
+ *		configuration (read/write)
  *   run	write 1 to start a run (asynchronous; -EBUSY while one runs),
  *		0 to cancel the current one
  *   status	idle | running | done | cancelled | invalid: <reason>
- *   results	the last run's histograms (doc/kmod-results.md), or
- *		"status ..." without data when there is no valid run
+ *   results	the last run's histograms and the configuration it ran with,
+ *		or "status ..." without data when there is no valid run
  *
- * Locking:
+ * Lifetime and locking:
  *   tc_lock (mutex) protects the configuration, tc_state, tc_results and
- *   tc_ctrl; it is never held while sampling.
- *   A run is owned by one controller kthread from start to publish; the
- *   per-CPU sampler threads only write their own struct tc_cpu.
- *   The CPU-hotplug read lock is held by the controller for the whole run.
+ *   tc_ctrl; it is never held while sampling, nor while results are read.
+ *   A run is owned by one controller kthread from thread creation to
+ *   publishing. The controller then waits to be stopped: the next run or
+ *   rmmod reaps it with kthread_stop() on a task reference (tc_ctrl), which
+ *   returns only after the thread function has returned, so no thread of
+ *   ours executes module text once tracecost_exit() is done, and a run
+ *   never depends on a completion another run could reinitialise.
+ *   The per-CPU sampler threads only write their own struct tc_cpu; the
+ *   controller kthread_stop()s each of them.
+ *   A published run is immutable and reference counted: an open results
+ *   file holds a reference, so it is read record by record without tc_lock.
+ *
+ * CPU hotplug: the hotplug read lock is held only while the samplers are
+ *   created and bound. A CPU going offline during a run (cpuhp teardown
+ *   callback) stops the run and makes it invalid ("CPU N went offline
+ *   during the run"): no figure of a migrated sampler is ever published.
+ *   The controller waits in one-second slices, so neither it nor a CPU
+ *   offline nor a static_key_enable() elsewhere waits for a long run.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/completion.h>
 #include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
+#include <linux/kref.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/task.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -69,6 +87,7 @@ struct tc_config {
 	u32 highest;
 	u32 pairs;		/* bit mask of enum tc_kmod_pair */
 	bool do_work;
+	bool pair_event;	/* tracecost:pair inside each pair (its own column) */
 	cpumask_var_t cpus;	/* empty: every online CPU */
 };
 
@@ -76,16 +95,19 @@ struct tc_cpu {
 	int cpu;
 	struct task_struct *task;
 	bool ran;		/* set by the thread when it started sampling */
-	int err;
+	bool moved;		/* its CPU went offline or the thread was moved off it */
+	unsigned long offlines;	/* tc_offlines of @cpu when the run started */
 	struct tc_hist *hist[TC_NR_KPAIRS];
 	struct tc_topn *top[TC_NR_KPAIRS];
 	u64 clamped[TC_NR_KPAIRS];
+	u64 resched[TC_NR_KPAIRS];	/* samples that ended with a reschedule pending */
 	u64 o_min[TC_NR_KPAIRS], o_max[TC_NR_KPAIRS];
 	u64 *buf;		/* TC_KMOD_BLOCK raw samples */
 	u64 *calib;		/* TC_KMOD_CALIB empty samples */
 };
 
 struct tc_run {
+	struct kref ref;	/* tc_results and each open results file */
 	struct tc_config cfg;	/* copy taken at start (cpus resolved) */
 	unsigned long id;
 	int nr_cpus;
@@ -94,6 +116,7 @@ struct tc_run {
 	struct completion done;
 	atomic_t running;
 	bool abort;		/* set before @start completes: exit without sampling */
+	bool lost;		/* a CPU of the run went offline: every sampler stops */
 };
 
 static DEFINE_MUTEX(tc_lock);
@@ -103,14 +126,15 @@ static struct tc_config tc_cfg = {
 };
 static enum tc_state tc_state = TC_IDLE;
 static char tc_invalid[96];
-static struct tc_run *tc_results;		/* last valid run, under tc_lock */
-static struct task_struct *tc_ctrl;		/* controller of the current run */
-static DECLARE_COMPLETION(tc_ctrl_done);
+static struct tc_run *tc_results;		/* last valid run (a reference), under tc_lock */
+static struct task_struct *tc_ctrl;		/* controller of the current or last run (a task reference) */
 static unsigned long tc_run_id;
 static bool tc_cancel;				/* READ_ONCE by samplers */
 static struct dentry *tc_dir;
+static int tc_hp_state = -1;
 static DEFINE_PER_CPU(spinlock_t, tc_spin);
 static DEFINE_PER_CPU(unsigned int, tc_work_state);
+static DEFINE_PER_CPU(unsigned long, tc_offlines);	/* times the CPU went offline */
 
 /*
  * The ordered counter read: the kernel's rdtsc_ordered() on x86 (LFENCE or
@@ -170,27 +194,31 @@ static __always_inline void tc_do_work(unsigned int *state)
 
 /*
  * Pair bodies. Each timed sample is: t0 = tc_read(); BODY; t1 = tc_read().
- * The tracecost:pair tracepoint sits inside every pair except ref16 (the
- * harness reference), so with the event disabled it costs one NOP.
+ * The body is the pair (and do_work when set), nothing else of ours. The
+ * EV variant adds the module's tracecost:pair event inside the pair; it is
+ * used only for the stand-in column "<release>+pair" (pair_event = 1) of a
+ * kernel without preemptirq events, never for the stock column.
  */
-#define BODY_NONE(W)		do { W; } while (0)
-#define BODY_IRQ(W)		do { local_irq_disable(); trace_pair(TC_KPAIR_IRQ); W;	\
+#define BODY_NONE(W, EV)	do { W; } while (0)
+#define BODY_IRQ(W, EV)		do { local_irq_disable(); EV(TC_KPAIR_IRQ); W;		\
 				     local_irq_enable(); } while (0)
-#define BODY_PREEMPT(W)		do { preempt_disable(); trace_pair(TC_KPAIR_PREEMPT); W; \
+#define BODY_PREEMPT(W, EV)	do { preempt_disable(); EV(TC_KPAIR_PREEMPT); W;	\
 				     preempt_enable(); } while (0)
-#define BODY_IRQ_SAVE(W)	do { unsigned long __f; local_irq_save(__f);		\
-				     trace_pair(TC_KPAIR_IRQ_SAVE); W;			\
+#define BODY_IRQ_SAVE(W, EV)	do { unsigned long __f; local_irq_save(__f);		\
+				     EV(TC_KPAIR_IRQ_SAVE); W;				\
 				     local_irq_restore(__f); } while (0)
-#define BODY_BH(W)		do { local_bh_disable(); trace_pair(TC_KPAIR_BH); W;	\
+#define BODY_BH(W, EV)		do { local_bh_disable(); EV(TC_KPAIR_BH); W;		\
 				     local_bh_enable(); } while (0)
-#define BODY_RCU(W)		do { rcu_read_lock(); trace_pair(TC_KPAIR_RCU); W;	\
+#define BODY_RCU(W, EV)		do { rcu_read_lock(); EV(TC_KPAIR_RCU); W;		\
 				     rcu_read_unlock(); } while (0)
-#define BODY_SPIN(W)		do { spin_lock(lock); trace_pair(TC_KPAIR_SPIN); W;	\
+#define BODY_SPIN(W, EV)	do { spin_lock(lock); EV(TC_KPAIR_SPIN); W;		\
 				     spin_unlock(lock); } while (0)
-#define BODY_REF16(W)		do { asm volatile(NOP4 NOP4 NOP4 NOP4); W; } while (0)
+#define BODY_REF16(W, EV)	do { asm volatile(NOP4 NOP4 NOP4 NOP4); W; } while (0)
 
 #define NO_WORK			do { } while (0)
 #define DO_WORK			tc_do_work(work)
+#define NO_EV(p)		do { } while (0)
+#define PAIR_EV(p)		trace_pair(p)
 
 #if defined(CONFIG_X86_64)
 /*
@@ -214,7 +242,15 @@ static __always_inline void tc_do_work(unsigned int *state)
 #define TC_T1(slot)	do { barrier(); (slot) = tc_read() - (slot); } while (0)
 #endif
 
-#define DEFINE_LOOP(fn, BODY, W)						\
+/*
+ * After t1 (outside the timed region) a sample is marked when a reschedule
+ * is pending: on a kernel without full preemption preempt_enable() then
+ * takes its slow branch. The sampler clears a pending reschedule before
+ * each timed loop; the marked samples are counted per cell ("resched").
+ */
+#define TC_RESCHED_MARK		(1ull << 63)
+
+#define DEFINE_LOOP(fn, BODY, W, EV)						\
 static noinline void fn(u64 *out, unsigned int n, spinlock_t *lock,		\
 			unsigned int *work)					\
 {										\
@@ -222,16 +258,21 @@ static noinline void fn(u64 *out, unsigned int n, spinlock_t *lock,		\
 										\
 	for (i = 0; i < n; i++) {						\
 		TC_T0(out[i]);							\
-		BODY(W);							\
+		BODY(W, EV);							\
 		TC_T1(out[i]);							\
+		if (test_thread_flag(TIF_NEED_RESCHED))				\
+			out[i] |= TC_RESCHED_MARK;				\
 	}									\
 }
 
 #define DEFINE_LOOPS(name, BODY)						\
-	DEFINE_LOOP(loop_##name, BODY, NO_WORK)					\
-	DEFINE_LOOP(loop_##name##_work, BODY, DO_WORK)
+	DEFINE_LOOP(loop_##name, BODY, NO_WORK, NO_EV)				\
+	DEFINE_LOOP(loop_##name##_work, BODY, DO_WORK, NO_EV)			\
+	DEFINE_LOOP(loop_##name##_ev, BODY, NO_WORK, PAIR_EV)			\
+	DEFINE_LOOP(loop_##name##_work_ev, BODY, DO_WORK, PAIR_EV)
 
-DEFINE_LOOPS(none, BODY_NONE)
+DEFINE_LOOP(loop_none, BODY_NONE, NO_WORK, NO_EV)
+DEFINE_LOOP(loop_none_work, BODY_NONE, DO_WORK, NO_EV)
 DEFINE_LOOPS(irq, BODY_IRQ)
 DEFINE_LOOPS(preempt, BODY_PREEMPT)
 DEFINE_LOOPS(irq_save, BODY_IRQ_SAVE)
@@ -242,14 +283,17 @@ DEFINE_LOOPS(ref16, BODY_REF16)
 
 typedef void (*tc_loop_fn)(u64 *out, unsigned int n, spinlock_t *lock, unsigned int *work);
 
-static const tc_loop_fn loops[TC_NR_KPAIRS][2] = {
-	[TC_KPAIR_IRQ] = { loop_irq, loop_irq_work },
-	[TC_KPAIR_PREEMPT] = { loop_preempt, loop_preempt_work },
-	[TC_KPAIR_IRQ_SAVE] = { loop_irq_save, loop_irq_save_work },
-	[TC_KPAIR_BH] = { loop_bh, loop_bh_work },
-	[TC_KPAIR_RCU] = { loop_rcu, loop_rcu_work },
-	[TC_KPAIR_SPIN] = { loop_spin, loop_spin_work },
-	[TC_KPAIR_REF16] = { loop_ref16, loop_ref16_work },
+/* [pair][do_work][pair_event]; ref16 has no event, its _ev loops equal the plain ones */
+#define LOOP_ROW(name) { { loop_##name, loop_##name##_ev },			\
+			 { loop_##name##_work, loop_##name##_work_ev } }
+static const tc_loop_fn loops[TC_NR_KPAIRS][2][2] = {
+	[TC_KPAIR_IRQ] = LOOP_ROW(irq),
+	[TC_KPAIR_PREEMPT] = LOOP_ROW(preempt),
+	[TC_KPAIR_IRQ_SAVE] = LOOP_ROW(irq_save),
+	[TC_KPAIR_BH] = LOOP_ROW(bh),
+	[TC_KPAIR_RCU] = LOOP_ROW(rcu),
+	[TC_KPAIR_SPIN] = LOOP_ROW(spin),
+	[TC_KPAIR_REF16] = LOOP_ROW(ref16),
 };
 
 static int cmp_u64(const void *a, const void *b)
@@ -261,7 +305,11 @@ static int cmp_u64(const void *a, const void *b)
 
 static u64 calibrate(struct tc_cpu *c, bool do_work, spinlock_t *lock, unsigned int *work)
 {
+	unsigned int i;
+
 	(do_work ? loop_none_work : loop_none)(c->calib, TC_KMOD_CALIB, lock, work);
+	for (i = 0; i < TC_KMOD_CALIB; i++)
+		c->calib[i] &= ~TC_RESCHED_MARK;
 	sort(c->calib, TC_KMOD_CALIB, sizeof(u64), cmp_u64, NULL);
 	return c->calib[(TC_KMOD_CALIB - 1) / 2];
 }
@@ -277,9 +325,13 @@ static void account(struct tc_cpu *c, int p, unsigned int n, u64 o)
 	if (o > c->o_max[p])
 		c->o_max[p] = o;
 	for (i = 0; i < n; i++) {
-		u64 raw = c->buf[i];
-		u64 v = raw > o ? raw - o : 0;
+		u64 raw = c->buf[i], v;
 
+		if (raw & TC_RESCHED_MARK) {
+			c->resched[p]++;
+			raw &= ~TC_RESCHED_MARK;
+		}
+		v = raw > o ? raw - o : 0;
 		if (raw < o)
 			c->clamped[p]++;
 		tc_hist_add(h, v);
@@ -287,11 +339,53 @@ static void account(struct tc_cpu *c, int p, unsigned int n, u64 o)
 	}
 }
 
+/*
+ * Run a pending reschedule now, so that the timed loop starts without one
+ * (the calibration sort takes long enough for a wakeup to set need_resched,
+ * and without full preemption nothing else would run it before the loop).
+ */
+static void clear_resched(void)
+{
+	int i;
+
+	for (i = 0; i < 4 && need_resched(); i++)
+		schedule();
+}
+
 /* What a sampler thread gets: its run and its own per-CPU state. */
 struct tc_thread_arg {
 	struct tc_run *run;
 	struct tc_cpu *c;
 };
+
+/*
+ * Stop sampling: cancelled or unloading, or a CPU of the run went offline
+ * (ours: then every sampler of the run stops, the run is invalid anyway).
+ */
+static bool sampler_stop(struct tc_run *run, struct tc_cpu *c)
+{
+	if (READ_ONCE(tc_cancel) || READ_ONCE(run->lost))
+		return true;
+	if (READ_ONCE(per_cpu(tc_offlines, c->cpu)) != c->offlines ||
+	    raw_smp_processor_id() != c->cpu) {
+		WRITE_ONCE(c->moved, true);
+		WRITE_ONCE(run->lost, true);
+		return true;
+	}
+	return false;
+}
+
+/* Sleep until kthread_stop(); every thread of ours ends here, never on its own. */
+static void wait_for_stop(void)
+{
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (kthread_should_stop())
+			break;
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+}
 
 static int sampler_thread(void *data)
 {
@@ -301,21 +395,27 @@ static int sampler_thread(void *data)
 	spinlock_t *lock = per_cpu_ptr(&tc_spin, c->cpu);
 	unsigned int *work = per_cpu_ptr(&tc_work_state, c->cpu);
 	u64 left = run->cfg.samples;
+	bool do_work = run->cfg.do_work, ev = run->cfg.pair_event;
 
 	wait_for_completion(&run->start);
 	if (READ_ONCE(run->abort))
 		left = 0;
 	else
 		WRITE_ONCE(c->ran, true);
-	while (left && !READ_ONCE(tc_cancel)) {
+	while (left && !sampler_stop(run, c)) {
 		unsigned int n = min_t(u64, left, TC_KMOD_BLOCK);
-		u64 o = calibrate(c, run->cfg.do_work, lock, work);
+		u64 o = calibrate(c, do_work, lock, work);
 		int p;
 
 		for (p = 0; p < TC_NR_KPAIRS; p++) {
 			if (!(run->cfg.pairs & (1u << p)))
 				continue;
-			loops[p][run->cfg.do_work](c->buf, n, lock, work);
+			clear_resched();
+			if (sampler_stop(run, c))
+				break;
+			loops[p][do_work][ev](c->buf, n, lock, work);
+			if (sampler_stop(run, c))
+				break;
 			account(c, p, n, o);
 		}
 		left -= n;
@@ -323,15 +423,7 @@ static int sampler_thread(void *data)
 	}
 	if (atomic_dec_and_test(&run->running))
 		complete(&run->done);
-	/* Stay until the controller stops us: it never stops a thread that did not run. */
-	while (!kthread_should_stop()) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (kthread_should_stop()) {
-			__set_current_state(TASK_RUNNING);
-			break;
-		}
-		schedule();
-	}
+	wait_for_stop();
 	return 0;
 }
 
@@ -356,6 +448,17 @@ static void free_run(struct tc_run *run)
 	kfree(run);
 }
 
+static void release_run(struct kref *ref)
+{
+	free_run(container_of(ref, struct tc_run, ref));
+}
+
+static void put_run(struct tc_run *run)
+{
+	if (run)
+		kref_put(&run->ref, release_run);
+}
+
 static struct tc_run *alloc_run(const struct tc_config *cfg)
 {
 	struct tc_run *run = kzalloc(sizeof(*run), GFP_KERNEL);
@@ -363,6 +466,7 @@ static struct tc_run *alloc_run(const struct tc_config *cfg)
 
 	if (!run)
 		return NULL;
+	kref_init(&run->ref);
 	run->cfg = *cfg;
 	if (!zalloc_cpumask_var(&run->cfg.cpus, GFP_KERNEL)) {
 		kfree(run);
@@ -402,10 +506,14 @@ fail:
 	return NULL;
 }
 
-static void set_invalid(const char *why)
+static void set_invalid(const char *fmt, ...)
 {
+	va_list ap;
+
 	tc_state = TC_INVALID;
-	strscpy(tc_invalid, why, sizeof(tc_invalid));
+	va_start(ap, fmt);
+	vsnprintf(tc_invalid, sizeof(tc_invalid), fmt, ap);
+	va_end(ap);
 }
 
 /* The controller: owns one run from thread creation to publishing. */
@@ -413,7 +521,7 @@ static int controller_fn(void *data)
 {
 	struct tc_run *run = data;
 	struct tc_thread_arg *args;
-	int i, created = 0, err = 0;
+	int i, created = 0, err = 0, lost = -1;
 	bool all_ran = true;
 
 	args = kcalloc(run->nr_cpus, sizeof(*args), GFP_KERNEL);
@@ -421,16 +529,19 @@ static int controller_fn(void *data)
 		err = -ENOMEM;
 		goto publish;
 	}
+	/* hotplug excluded only while the threads are created and bound */
 	cpus_read_lock();
 	for (i = 0; i < run->nr_cpus; i++) {
 		struct tc_cpu *c = &run->cpu[i];
 
 		if (!cpu_online(c->cpu)) {
 			err = -ENODEV;
+			lost = c->cpu;
 			break;
 		}
 		args[i].run = run;
 		args[i].c = c;
+		c->offlines = READ_ONCE(per_cpu(tc_offlines, c->cpu));
 		c->task = kthread_create_on_node(sampler_thread, &args[i], cpu_to_node(c->cpu),
 						 "tracecost/%d", c->cpu);
 		if (IS_ERR(c->task)) {
@@ -441,6 +552,7 @@ static int controller_fn(void *data)
 		kthread_bind(c->task, c->cpu);
 		created++;
 	}
+	cpus_read_unlock();
 	atomic_set(&run->running, created);
 	for (i = 0; i < created; i++)
 		wake_up_process(run->cpu[i].task);
@@ -448,51 +560,80 @@ static int controller_fn(void *data)
 	if (err)
 		WRITE_ONCE(run->abort, true);
 	complete_all(&run->start);
+	/* bounded slices: never a hung task, however long the run */
 	if (created)
-		wait_for_completion(&run->done);
+		while (!wait_for_completion_timeout(&run->done, HZ))
+			;
 	for (i = 0; i < created; i++) {
-		if (!READ_ONCE(run->cpu[i].ran))
+		struct tc_cpu *c = &run->cpu[i];
+
+		if (!READ_ONCE(c->ran))
 			all_ran = false;
-		kthread_stop(run->cpu[i].task);
+		kthread_stop(c->task);
+		if (lost < 0 && (READ_ONCE(c->moved) ||
+				 READ_ONCE(per_cpu(tc_offlines, c->cpu)) != c->offlines))
+			lost = c->cpu;
 	}
-	cpus_read_unlock();
 	kfree(args);
 publish:
 	mutex_lock(&tc_lock);
-	if (err) {
+	if (lost >= 0) {
+		set_invalid("no valid run: CPU %d went offline during the run", lost);
+		put_run(run);
+	} else if (err) {
 		set_invalid(err == -ENOMEM ? "no valid run: out of memory" :
 			    "no valid run: could not start a thread on every CPU");
-		free_run(run);
+		put_run(run);
 	} else if (READ_ONCE(tc_cancel)) {
 		tc_state = TC_CANCELLED;
-		free_run(run);
+		put_run(run);
 	} else if (!all_ran) {
 		set_invalid("no valid run: a sampler thread did not run");
-		free_run(run);
+		put_run(run);
 	} else {
 		tc_results = run;
 		tc_state = TC_DONE;
 	}
-	tc_ctrl = NULL;
 	mutex_unlock(&tc_lock);
-	complete(&tc_ctrl_done);
+	wait_for_stop();
 	return 0;
+}
+
+/* Under tc_lock, no run going: stop the last controller (it only waits for this). */
+static void reap_controller(void)
+{
+	if (tc_ctrl) {
+		kthread_stop(tc_ctrl);
+		put_task_struct(tc_ctrl);
+		tc_ctrl = NULL;
+	}
 }
 
 static int start_run(void)
 {
 	struct tc_run *run;
 	struct task_struct *t;
-	int err = 0;
+	u64 topn;
+	int err = 0, npairs;
 
 	mutex_lock(&tc_lock);
-	if (tc_ctrl) {
+	if (tc_state == TC_RUNNING) {
 		err = -EBUSY;
 		goto out;
 	}
+	reap_controller();
 	/* No stale figures: the previous results are gone from here on. */
-	free_run(tc_results);
+	put_run(tc_results);
 	tc_results = NULL;
+	npairs = hweight32(tc_cfg.pairs);
+	topn = (u64)(cpumask_empty(tc_cfg.cpus) ? num_online_cpus() : cpumask_weight(tc_cfg.cpus)) *
+	       npairs * TC_TOPN_SIZE(tc_cfg.highest);
+	if (topn > TC_KMOD_MAX_TOPN_BYTES) {
+		set_invalid("no valid run: highest x CPUs x pairs needs %llu MiB, limit %llu MiB",
+			    topn >> 20, TC_KMOD_MAX_TOPN_BYTES >> 20);
+		err = -E2BIG;
+		goto out;
+	}
 	run = alloc_run(&tc_cfg);
 	if (!run) {
 		set_invalid("no valid run: out of memory");
@@ -509,65 +650,62 @@ static int start_run(void)
 	WRITE_ONCE(tc_cancel, false);
 	init_completion(&run->start);
 	init_completion(&run->done);
-	reinit_completion(&tc_ctrl_done);
-	t = kthread_run(controller_fn, run, "tracecost-ctrl");
+	t = kthread_create(controller_fn, run, "tracecost-ctrl");
 	if (IS_ERR(t)) {
 		free_run(run);
 		set_invalid("no valid run: could not start the controller");
 		err = PTR_ERR(t);
-		complete(&tc_ctrl_done);
 		goto out;
 	}
+	get_task_struct(t);
 	tc_ctrl = t;
 	tc_state = TC_RUNNING;
+	wake_up_process(t);
 out:
 	mutex_unlock(&tc_lock);
 	return err;
 }
 
+/* CPU hotplug teardown (on the outgoing CPU): a run on it stops and is invalid. */
+static int tc_cpu_offline(unsigned int cpu)
+{
+	WRITE_ONCE(per_cpu(tc_offlines, cpu), per_cpu(tc_offlines, cpu) + 1);
+	return 0;
+}
+
 /* ---- debugfs ---------------------------------------------------------- */
 
-static int parse_pairs(const char *s, u32 *mask)
+static int parse_pairs(char *p, u32 *mask)
 {
-	char *copy, *p, *tok;
+	char *tok;
 	u32 m = 0;
-	int i, err = 0;
+	int i;
 
-	copy = kstrdup(s, GFP_KERNEL);
-	if (!copy)
-		return -ENOMEM;
-	p = strim(copy);
-	if (!*p) {
-		err = -EINVAL;
-		goto out;
-	}
+	if (!*p)
+		return -EINVAL;
 	if (!strcmp(p, "all")) {
-		m = (1u << TC_NR_KPAIRS) - 1;
-		goto out;
+		*mask = (1u << TC_NR_KPAIRS) - 1;
+		return 0;
 	}
 	while ((tok = strsep(&p, ",")) != NULL) {
 		for (i = 0; i < TC_NR_KPAIRS; i++)
 			if (!strcmp(tok, pair_names[i]))
 				break;
-		if (i == TC_NR_KPAIRS) {
-			err = -EINVAL;
-			goto out;
-		}
+		if (i == TC_NR_KPAIRS)
+			return -EINVAL;
 		m |= 1u << i;
 	}
-out:
-	kfree(copy);
-	if (!err)
-		*mask = m;
-	return err;
+	*mask = m;
+	return 0;
 }
 
-enum tc_file { F_SAMPLES, F_HIGHEST, F_PAIRS, F_CPUS, F_DO_WORK };
+enum tc_file { F_SAMPLES, F_HIGHEST, F_PAIRS, F_CPUS, F_DO_WORK, F_PAIR_EVENT };
 
+/* Configuration writes: surrounding white space is ignored; bounds in tracecost/kmod.h. */
 static ssize_t cfg_write(struct file *file, const char __user *ubuf, size_t len, loff_t *ppos)
 {
 	enum tc_file f = (enum tc_file)(uintptr_t)file_inode(file)->i_private;
-	char buf[256];
+	char buf[256], *val;
 	u64 v;
 	u32 mask;
 	cpumask_var_t cpus;
@@ -578,33 +716,36 @@ static ssize_t cfg_write(struct file *file, const char __user *ubuf, size_t len,
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = 0;
-	strim(buf);
+	val = strim(buf);
 
 	mutex_lock(&tc_lock);
 	switch (f) {
 	case F_SAMPLES:
-		err = kstrtou64(buf, 0, &v);
+		err = kstrtou64(val, 0, &v);
 		if (!err && (v < 1 || v > TC_KMOD_MAX_SAMPLES))
 			err = -EINVAL;
 		if (!err)
 			tc_cfg.samples = v;
 		break;
 	case F_HIGHEST:
-		err = kstrtou64(buf, 0, &v);
+		err = kstrtou64(val, 0, &v);
 		if (!err && (v < 1 || v > TC_KMOD_MAX_HIGHEST))
 			err = -EINVAL;
 		if (!err)
 			tc_cfg.highest = (u32)v;
 		break;
 	case F_DO_WORK:
-		err = kstrtou64(buf, 0, &v);
+	case F_PAIR_EVENT:
+		err = kstrtou64(val, 0, &v);
 		if (!err && v > 1)
 			err = -EINVAL;
-		if (!err)
+		if (!err && f == F_DO_WORK)
 			tc_cfg.do_work = v;
+		else if (!err)
+			tc_cfg.pair_event = v;
 		break;
 	case F_PAIRS:
-		err = parse_pairs(buf, &mask);
+		err = parse_pairs(val, &mask);
 		if (!err)
 			tc_cfg.pairs = mask;
 		break;
@@ -613,10 +754,10 @@ static ssize_t cfg_write(struct file *file, const char __user *ubuf, size_t len,
 			err = -ENOMEM;
 			break;
 		}
-		if (!strcmp(buf, "all")) {
+		if (!strcmp(val, "all")) {
 			cpumask_clear(tc_cfg.cpus);
 		} else {
-			err = cpulist_parse(buf, cpus);
+			err = *val ? cpulist_parse(val, cpus) : -EINVAL;
 			if (!err && (cpumask_empty(cpus) || !cpumask_subset(cpus, cpu_online_mask)))
 				err = -EINVAL;
 			if (!err)
@@ -629,10 +770,22 @@ static ssize_t cfg_write(struct file *file, const char __user *ubuf, size_t len,
 	return err ? err : (ssize_t)len;
 }
 
+static void show_pairs(struct seq_file *m, u32 pairs)
+{
+	int i, first = 1;
+
+	for (i = 0; i < TC_NR_KPAIRS; i++) {
+		if (pairs & (1u << i)) {
+			seq_printf(m, "%s%s", first ? "" : ",", pair_names[i]);
+			first = 0;
+		}
+	}
+	seq_putc(m, '\n');
+}
+
 static int cfg_show(struct seq_file *m, void *v)
 {
 	enum tc_file f = (enum tc_file)(uintptr_t)m->private;
-	int i, first = 1;
 
 	mutex_lock(&tc_lock);
 	switch (f) {
@@ -645,14 +798,11 @@ static int cfg_show(struct seq_file *m, void *v)
 	case F_DO_WORK:
 		seq_printf(m, "%d\n", tc_cfg.do_work);
 		break;
+	case F_PAIR_EVENT:
+		seq_printf(m, "%d\n", tc_cfg.pair_event);
+		break;
 	case F_PAIRS:
-		for (i = 0; i < TC_NR_KPAIRS; i++) {
-			if (tc_cfg.pairs & (1u << i)) {
-				seq_printf(m, "%s%s", first ? "" : ",", pair_names[i]);
-				first = 0;
-			}
-		}
-		seq_putc(m, '\n');
+		show_pairs(m, tc_cfg.pairs);
 		break;
 	case F_CPUS:
 		if (cpumask_empty(tc_cfg.cpus))
@@ -679,7 +829,7 @@ static const struct file_operations cfg_fops = {
 	.write = cfg_write,
 };
 
-static void show_status(struct seq_file *m)
+static void format_status(char *buf, size_t len)
 {
 	static const char *const names[] = {
 		[TC_IDLE] = "idle", [TC_RUNNING] = "running", [TC_DONE] = "done",
@@ -687,23 +837,26 @@ static void show_status(struct seq_file *m)
 	};
 
 	if (tc_state == TC_INVALID)
-		seq_printf(m, "invalid: %s\n", tc_invalid);
+		snprintf(buf, len, "invalid: %s", tc_invalid);
 	else
-		seq_printf(m, "%s\n", names[tc_state]);
+		snprintf(buf, len, "%s", names[tc_state]);
 }
 
 static int status_show(struct seq_file *m, void *v)
 {
+	char st[128];
+
 	mutex_lock(&tc_lock);
-	show_status(m);
+	format_status(st, sizeof(st));
 	mutex_unlock(&tc_lock);
+	seq_printf(m, "%s\n", st);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(status);
 
 static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len, loff_t *ppos)
 {
-	char buf[8];
+	char buf[8], *val;
 	int err;
 
 	if (len >= sizeof(buf))
@@ -711,12 +864,13 @@ static ssize_t run_write(struct file *file, const char __user *ubuf, size_t len,
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = 0;
-	if (!strcmp(strim(buf), "0")) {
-		/* cancel the current run, if any; the samplers stop at the next block */
+	val = strim(buf);
+	if (!strcmp(val, "0")) {
+		/* cancel the current run, if any; the samplers stop after their loop */
 		WRITE_ONCE(tc_cancel, true);
 		return len;
 	}
-	if (strcmp(strim(buf), "1"))
+	if (strcmp(val, "1"))
 		return -EINVAL;
 	err = start_run();
 	return err ? err : (ssize_t)len;
@@ -727,59 +881,130 @@ static const struct file_operations run_fops = {
 	.write = run_write,
 };
 
-/* doc/kmod-results.md */
+/*
+ * results (doc/kmod-results.md): a snapshot taken at open (the status line
+ * and a reference to the published run), read one record at a time: record
+ * 0 is the header, 1 .. nr_cpus * TC_NR_KPAIRS one cell each (empty for
+ * pairs not selected), then "end". Nothing is held between reads but the
+ * reference, so the file's size costs no lock and no buffer of its size.
+ */
+struct tc_results_view {
+	char status[128];
+	struct tc_run *run;	/* NULL: header and status only */
+};
+
+static void *results_start(struct seq_file *m, loff_t *pos)
+{
+	struct tc_results_view *rv = m->private;
+	loff_t last = rv->run ? (loff_t)rv->run->nr_cpus * TC_NR_KPAIRS + 1 : 0;
+
+	return *pos <= last ? pos : NULL;
+}
+
+static void *results_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	++*pos;
+	return results_start(m, pos);
+}
+
+static void results_stop(struct seq_file *m, void *v)
+{
+}
+
 static int results_show(struct seq_file *m, void *v)
 {
-	struct tc_run *run;
-	int i, p;
+	struct tc_results_view *rv = m->private;
+	struct tc_run *run = rv->run;
+	loff_t k = *(loff_t *)v;
+	const struct tc_cpu *c;
+	const struct tc_hist *h;
+	const struct tc_topn *t;
+	int p;
 	u32 j;
 
-	mutex_lock(&tc_lock);
-	seq_printf(m, "tracecost-kmod %d\nhist_layout %d\n", TC_KMOD_RESULTS_VERSION,
-		   TC_HIST_LAYOUT_VERSION);
-	seq_puts(m, "status ");
-	show_status(m);
-	run = tc_state == TC_DONE ? tc_results : NULL;
-	if (!run)
-		goto out;
-	seq_printf(m, "run %lu\nsamples %llu\nhighest %u\ndo_work %d\nblock %u\ncalib %u\n",
-		   run->id, run->cfg.samples, run->cfg.highest, run->cfg.do_work,
-		   TC_KMOD_BLOCK, TC_KMOD_CALIB);
-	seq_printf(m, "counter %s\ncounter_khz %llu\ncpus %*pbl\n", tc_counter_name(),
-		   tc_counter_khz(), cpumask_pr_args(run->cfg.cpus));
-	for (i = 0; i < run->nr_cpus; i++) {
-		const struct tc_cpu *c = &run->cpu[i];
-
-		for (p = 0; p < TC_NR_KPAIRS; p++) {
-			const struct tc_hist *h = c->hist[p];
-			const struct tc_topn *t = c->top[p];
-
-			if (!h)
-				continue;
-			seq_printf(m, "cell %d %s n %llu min %llu max %llu overflow %llu sum %llu %llu"
-				   " clamped %llu omin %llu omax %llu\n", c->cpu, pair_names[p],
-				   h->n, h->n ? h->min : 0, h->max, h->overflow, h->sum_hi,
-				   h->sum_lo, c->clamped[p], h->n ? c->o_min[p] : 0, c->o_max[p]);
-			seq_puts(m, "b");
-			for (j = 0; j < TC_HIST_NR_BUCKETS; j++)
-				if (h->counts[j])
-					seq_printf(m, " %u:%llu", j, h->counts[j]);
-			seq_puts(m, "\nt");
-			for (j = 0; j < t->len; j++)
-				seq_printf(m, " %llu", t->v[j]);
-			seq_putc(m, '\n');
-		}
+	if (k == 0) {
+		seq_printf(m, "tracecost-kmod %d\nhist_layout %d\nstatus %s\n",
+			   TC_KMOD_RESULTS_VERSION, TC_HIST_LAYOUT_VERSION, rv->status);
+		if (!run)
+			return 0;
+		seq_printf(m, "run %lu\nsamples %llu\nhighest %u\ndo_work %d\npair_event %d\n"
+			   "block %u\ncalib %u\n", run->id, run->cfg.samples, run->cfg.highest,
+			   run->cfg.do_work, run->cfg.pair_event, TC_KMOD_BLOCK, TC_KMOD_CALIB);
+		seq_puts(m, "pairs ");
+		show_pairs(m, run->cfg.pairs);
+		seq_printf(m, "counter %s\ncounter_khz %llu\ncpus %*pbl\n", tc_counter_name(),
+			   tc_counter_khz(), cpumask_pr_args(run->cfg.cpus));
+		return 0;
 	}
-	seq_puts(m, "end\n");
-out:
+	if (k == (loff_t)run->nr_cpus * TC_NR_KPAIRS + 1) {
+		seq_puts(m, "end\n");
+		return 0;
+	}
+	c = &run->cpu[(k - 1) / TC_NR_KPAIRS];
+	p = (int)((k - 1) % TC_NR_KPAIRS);
+	h = c->hist[p];
+	t = c->top[p];
+	if (!h)
+		return 0;
+	seq_printf(m, "cell %d %s n %llu min %llu max %llu overflow %llu sum %llu %llu"
+		   " clamped %llu omin %llu omax %llu resched %llu\n", c->cpu, pair_names[p],
+		   h->n, h->n ? h->min : 0, h->max, h->overflow, h->sum_hi, h->sum_lo,
+		   c->clamped[p], h->n ? c->o_min[p] : 0, c->o_max[p], c->resched[p]);
+	seq_puts(m, "b");
+	for (j = 0; j < TC_HIST_NR_BUCKETS; j++)
+		if (h->counts[j])
+			seq_printf(m, " %u:%llu", j, h->counts[j]);
+	seq_puts(m, "\nt");
+	for (j = 0; j < t->len; j++)
+		seq_printf(m, " %llu", t->v[j]);
+	seq_putc(m, '\n');
+	return 0;
+}
+
+static const struct seq_operations results_sops = {
+	.start = results_start,
+	.next = results_next,
+	.stop = results_stop,
+	.show = results_show,
+};
+
+static int results_open(struct inode *inode, struct file *file)
+{
+	struct tc_results_view *rv;
+
+	rv = __seq_open_private(file, &results_sops, sizeof(*rv));
+	if (!rv)
+		return -ENOMEM;
+	mutex_lock(&tc_lock);
+	format_status(rv->status, sizeof(rv->status));
+	if (tc_state == TC_DONE && tc_results) {
+		rv->run = tc_results;
+		kref_get(&rv->run->ref);
+	}
 	mutex_unlock(&tc_lock);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(results);
+
+static int results_release(struct inode *inode, struct file *file)
+{
+	struct seq_file *m = file->private_data;
+	struct tc_results_view *rv = m->private;
+
+	put_run(rv->run);
+	return seq_release_private(inode, file);
+}
+
+static const struct file_operations results_fops = {
+	.owner = THIS_MODULE,
+	.open = results_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = results_release,
+};
 
 static int __init tracecost_init(void)
 {
-	int cpu;
+	int cpu, ret;
 
 	for_each_possible_cpu(cpu) {
 		spin_lock_init(per_cpu_ptr(&tc_spin, cpu));
@@ -787,8 +1012,16 @@ static int __init tracecost_init(void)
 	}
 	if (!zalloc_cpumask_var(&tc_cfg.cpus, GFP_KERNEL))
 		return -ENOMEM;
+	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "tracecost:online", NULL,
+					tc_cpu_offline);
+	if (ret < 0) {
+		free_cpumask_var(tc_cfg.cpus);
+		return ret;
+	}
+	tc_hp_state = ret;
 	tc_dir = debugfs_create_dir(TC_KMOD_DIR, NULL);
 	if (IS_ERR(tc_dir)) {
+		cpuhp_remove_state_nocalls(tc_hp_state);
 		free_cpumask_var(tc_cfg.cpus);
 		return PTR_ERR(tc_dir);
 	}
@@ -797,20 +1030,34 @@ static int __init tracecost_init(void)
 	debugfs_create_file("pairs", 0600, tc_dir, (void *)F_PAIRS, &cfg_fops);
 	debugfs_create_file("cpus", 0600, tc_dir, (void *)F_CPUS, &cfg_fops);
 	debugfs_create_file("do_work", 0600, tc_dir, (void *)F_DO_WORK, &cfg_fops);
+	debugfs_create_file("pair_event", 0600, tc_dir, (void *)F_PAIR_EVENT, &cfg_fops);
 	debugfs_create_file("run", 0200, tc_dir, NULL, &run_fops);
 	debugfs_create_file("status", 0400, tc_dir, NULL, &status_fops);
 	debugfs_create_file("results", 0400, tc_dir, NULL, &results_fops);
-	complete(&tc_ctrl_done);
 	return 0;
 }
 
 static void __exit tracecost_exit(void)
 {
-	/* No new run can start once the files are gone (debugfs waits for writers). */
+	struct task_struct *t;
+
+	/*
+	 * No new run can start once the files are gone (debugfs waits for
+	 * writers; an open file holds a module reference, so none is open).
+	 */
 	debugfs_remove_recursive(tc_dir);
 	WRITE_ONCE(tc_cancel, true);
-	wait_for_completion(&tc_ctrl_done);
-	free_run(tc_results);
+	mutex_lock(&tc_lock);
+	t = tc_ctrl;
+	tc_ctrl = NULL;
+	mutex_unlock(&tc_lock);
+	/* returns once the controller (which stopped its samplers) has returned */
+	if (t) {
+		kthread_stop(t);
+		put_task_struct(t);
+	}
+	cpuhp_remove_state_nocalls(tc_hp_state);
+	put_run(tc_results);
 	free_cpumask_var(tc_cfg.cpus);
 }
 

@@ -23,10 +23,13 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include <jansson.h>
 #include <tracefs.h>
+
+#include <tracecost/kmod.h>
 
 #include "tracefs-local.h"
 
@@ -241,7 +244,101 @@ int tc_tracefs_record_file(struct tc_tracefs *t, const char *path)
 	return err;
 }
 
+int tc_tracefs_record_kmod(struct tc_tracefs *t, unsigned int what)
+{
+	char msg[256];
+	json_t *st;
+	unsigned int had;
+	int err;
+
+	t->err[0] = 0;
+	if (!t->begun || !what || (what & ~(TC_KMOD_RECORD_LOADED | TC_KMOD_RECORD_RUN)))
+		return tcfs_err(t, -EINVAL, "record kmod: bad change or no session");
+	st = tcfs_state_read(t->state_path, &err, msg, sizeof(msg));
+	if (!st)
+		return tcfs_err(t, err, "%s", msg);
+	had = (unsigned int)json_integer_value(json_object_get(st, "kmod"));
+	if ((had | what) == had) {
+		json_decref(st);
+		return 0;
+	}
+	json_object_set_new(st, "kmod", json_integer(had | what));
+	err = state_write(t, st);
+	json_decref(st);
+	return err;
+}
+
 /* ---- restore ---------------------------------------------------------- */
+
+#define KMOD_DEBUGFS	"/sys/kernel/debug"
+#define KMOD_DIR	KMOD_DEBUGFS "/" TC_KMOD_DIR
+#define KMOD_CANCEL_WAIT_MS	60000
+
+/* The module's debugfs directory, mounting debugfs privately if needed. */
+static bool kmod_reach(void)
+{
+	if (!access(KMOD_DIR, F_OK))
+		return true;
+	if (access("/sys/module/" TC_KMOD_DIR, F_OK))
+		return false;		/* not loaded */
+	if (!access(KMOD_DEBUGFS "/tracing", F_OK) || !access(KMOD_DEBUGFS "/bdi", F_OK))
+		return false;		/* debugfs is mounted, the module has no directory */
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount("debugfs", KMOD_DEBUGFS, "debugfs", 0, NULL))
+		return false;
+	return !access(KMOD_DIR, F_OK);
+}
+
+static bool kmod_running(void)
+{
+	char buf[16] = "";
+	int fd = open(KMOD_DIR "/status", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 && !strncmp(buf, "running", 7);
+}
+
+/* Cancel a run of tracecost.ko, unload it if @loaded: the "kmod" record. */
+static int kmod_undo(struct tc_tracefs *t, unsigned int what, struct tc_restore_report *r)
+{
+	int fd, waited = 0, tries;
+
+	if (kmod_reach()) {
+		fd = open(KMOD_DIR "/run", O_WRONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			if (write(fd, "0", 1) == 1 && r)
+				r->kmod_cancelled = true;
+			close(fd);
+		}
+		while (kmod_running() && waited < KMOD_CANCEL_WAIT_MS) {
+			usleep(20000);
+			waited += 20;
+		}
+		if (kmod_running())
+			return tcfs_err(t, -EBUSY, "the tracecost.ko run did not stop within %d s",
+				       KMOD_CANCEL_WAIT_MS / 1000);
+	}
+	if (!(what & TC_KMOD_RECORD_LOADED))
+		return 0;
+	/* an open debugfs file holds the module for a moment: retry for 5 s */
+	for (tries = 0; tries < 250; tries++) {
+		if (!syscall(SYS_delete_module, TC_KMOD_DIR, O_NONBLOCK)) {
+			if (r)
+				r->kmod_unloaded = true;
+			return 0;
+		}
+		if (errno == ENOENT)
+			return 0;	/* never loaded, or already unloaded */
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EBUSY)
+			break;
+		usleep(20000);
+	}
+	return tcfs_err(t, -errno, "unloading tracecost.ko: %s", strerror(errno));
+}
 
 /* Write @content back to the top-level file @path. */
 static int file_restore(struct tc_tracefs *t, const char *path, const char *content)
@@ -273,9 +370,15 @@ static int state_undo(struct tc_tracefs *t, json_t *st, struct tc_restore_report
 	size_t i;
 	int ret = 0, err;
 
+	/* first stop and unload the module of a kernel-suite run */
+	if (json_integer_value(json_object_get(st, "kmod")))
+		ret = kmod_undo(t, (unsigned int)json_integer_value(json_object_get(st, "kmod")), r);
 	/* our instance may be in use by this session */
-	if (t->inst)
-		ret = tc_tracefs_unapply(t);
+	if (t->inst) {
+		err = tc_tracefs_unapply(t);
+		if (err && !ret)
+			ret = err;
+	}
 	for (i = 0; i < json_array_size(inst); i++) {
 		const char *name = json_string_value(json_array_get(inst, i));
 		bool removed;

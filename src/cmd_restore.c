@@ -21,7 +21,8 @@ static void usage(void)
 {
 	printf("usage: tracecost restore\n\n"
 	       "Put back the tracing settings a killed tracecost run changed, from its state\n"
-	       "file %s/state, and remove that file. Needs root.\n", TC_TRACEFS_STATE_DIR);
+	       "file %s/state, and remove that file; stop a run of tracecost.ko it started\n"
+	       "and unload the module if it loaded it. Needs root.\n", TC_TRACEFS_STATE_DIR);
 }
 
 int cmd_restore(int argc, char **argv)
@@ -54,7 +55,9 @@ int cmd_restore(int argc, char **argv)
 		return TC_EXIT_OK;
 	}
 	printf("tracecost: restored the tracing settings of run %ld: %d instance%s removed, "
-	       "%d file%s written back; buffer contents cannot be restored\n", r.pid,
-	       r.instances, r.instances == 1 ? "" : "s", r.files, r.files == 1 ? "" : "s");
+	       "%d file%s written back%s%s; buffer contents cannot be restored\n", r.pid,
+	       r.instances, r.instances == 1 ? "" : "s", r.files, r.files == 1 ? "" : "s",
+	       r.kmod_cancelled ? ", tracecost.ko run stopped" : "",
+	       r.kmod_unloaded ? ", tracecost.ko unloaded" : "");
 	return TC_EXIT_OK;
 }

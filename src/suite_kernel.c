@@ -4,7 +4,17 @@
  * module (kmod/) through debugfs, read its histograms (doc/kmod-results.md)
  * and report them with the statistics, tables and result format of the user
  * suite. Columns are the kernel release, and "<release>+" for runs with the
- * tracepoints enabled in a private tracefs instance.
+ * kernel's preemptirq events enabled in a private tracefs instance; on a
+ * kernel without them, the stand-in column "<release>+pair" has the
+ * module's own tracecost:pair event fired inside each pair (the stock
+ * column never has it).
+ *
+ * Every run is supervised (src/cli.c, lib/tracefs_state.c): it holds the
+ * tracecost lock, so two runs never mix the module's configuration, and
+ * records in the state file, before doing them, that it loads the module
+ * and that it starts a run; the supervisor (or "tracecost restore" after
+ * kill -9) stops the run and unloads the module it loaded. debugfs, when
+ * not mounted, is mounted in a private mount namespace: nothing to undo.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -281,52 +292,68 @@ static const char *default_module(void)
 	return NULL;
 }
 
-static int debugfs_mounted_here;
+/*
+ * debugfs for this process and its children: the existing mount, else one
+ * in a private mount namespace, which goes away with the process (so no
+ * signal or kill -9 can leave it behind).
+ */
+static void debugfs_reach(void)
+{
+	if (!access(KDIR, F_OK) || !access(DEBUGFS "/tracing", F_OK) ||
+	    !access(DEBUGFS "/bdi", F_OK))
+		return;
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		tc_cli_fail("debugfs is not mounted and a private mount namespace to mount it in"
+			    " was refused: %s", strerror(errno));
+	if (mount("debugfs", DEBUGFS, "debugfs", 0, NULL))
+		tc_cli_fail("cannot mount debugfs on " DEBUGFS ": %s (needs CONFIG_DEBUG_FS)",
+			    strerror(errno));
+}
 
-/* Unmount what we mounted, then fail: a failed run leaves no mount behind. */
-#define kfail(...) do {								\
-		if (debugfs_mounted_here)					\
-			umount(DEBUGFS);					\
-		tc_cli_fail(__VA_ARGS__);					\
-	} while (0)
-
-static void ensure_module(const struct kopts *o)
+/* Before any work: the module is loaded, or there is a file to load. */
+static const char *module_to_load(const struct kopts *o)
 {
 	const char *ko;
-	int fd;
 
-	if (geteuid() != 0)
-		tc_cli_fail("the kernel suite needs root (debugfs and loading tracecost.ko)");
-	if (access(KDIR, F_OK) && access(DEBUGFS "/tracing", F_OK) && access(DEBUGFS "/bdi", F_OK)) {
-		if (mount("debugfs", DEBUGFS, "debugfs", 0, NULL))
-			tc_cli_fail("cannot mount debugfs on " DEBUGFS ": %s (needs CONFIG_DEBUG_FS)",
-				    strerror(errno));
-		debugfs_mounted_here = 1;
-	}
 	if (!access(KDIR "/run", W_OK))
-		return;
+		return NULL;
 	ko = o->module ? o->module : default_module();
 	if (!ko)
-		kfail("tracecost.ko is not loaded and was not found: build it with"
-		      " 'make -C kmod' and pass --module PATH");
+		tc_cli_fail("tracecost.ko is not loaded and was not found: build it with"
+			    " 'make -C kmod' and pass --module PATH");
+	return ko;
+}
+
+/* In the supervised child: load @ko, recorded first so that it is unloaded. */
+static void load_module(struct tc_tracefs *t, const char *ko)
+{
+	int fd, err;
+
+	if (!ko || !access(KDIR "/run", W_OK))
+		return;
+	err = tc_tracefs_record_kmod(t, TC_KMOD_RECORD_LOADED);
+	if (err)
+		tc_cli_fail("%s", tc_tracefs_error(t));
 	fd = open(ko, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		kfail("--module %s: %s", ko, strerror(errno));
+		tc_cli_fail("--module %s: %s", ko, strerror(errno));
 	if (syscall(SYS_finit_module, fd, "", 0) && errno != EEXIST) {
 		int e = errno;
 
 		close(fd);
 		if (e == ENOEXEC || e == EINVAL)
-			kfail("%s was not built for this kernel (%s): rebuild with"
-			      " 'make -C kmod KDIR=/lib/modules/$(uname -r)/build'", ko, strerror(e));
-		kfail("loading %s: %s (the kernel must allow loading modules)", ko, strerror(e));
+			tc_cli_fail("%s was not built for this kernel (%s): rebuild with"
+				    " 'make -C kmod KDIR=/lib/modules/$(uname -r)/build'", ko,
+				    strerror(e));
+		tc_cli_fail("loading %s: %s (the kernel must allow loading modules)", ko,
+			    strerror(e));
 	}
 	close(fd);
 	if (access(KDIR "/run", W_OK))
-		kfail("tracecost.ko loaded but " KDIR " is missing");
+		tc_cli_fail("tracecost.ko loaded but " KDIR " is missing");
 }
 
-static void configure(const struct kopts *o, const int *cpus, int nr_cpus)
+static void configure(const struct kopts *o, const int *cpus, int nr_cpus, int pair_event)
 {
 	char buf[1024];
 	size_t off = 0;
@@ -340,6 +367,8 @@ static void configure(const struct kopts *o, const int *cpus, int nr_cpus)
 	}
 	if (!err)
 		err = kwrite("do_work", o->do_work ? "1" : "0");
+	if (!err)
+		err = kwrite("pair_event", pair_event ? "1" : "0");
 	if (!err) {
 		buf[0] = 0;
 		for (i = 0; i < o->npairs; i++)
@@ -409,16 +438,57 @@ static int cpu_index(const int *cpus, int nr_cpus, int cpu)
  * Parse the results file into snapshot slot [rep * nr_cpus + cpu_index] of
  * the cells of column @col. Every selected CPU x pair must be present.
  */
+/*
+ * The module echoes the configuration each run ran with: it must be what
+ * this run wrote (the lock keeps other tracecost runs out; this catches
+ * anyone else writing the debugfs files in between).
+ */
+static void check_echo(const char *what, const char *got, const char *want)
+{
+	if (strcmp(got, want))
+		tc_cli_fail("tracecost.ko ran with %s %s, not %s as configured: something else"
+			    " wrote its debugfs files during this run", what, got, want);
+}
+
 static void parse_results(char *text, const struct kopts *o, const int *cpus, int nr_cpus,
-			  struct tc_cell *cells, int col, int rep, struct kcounter *kc)
+			  int pair_event, struct tc_cell *cells, uint64_t *resched, int col,
+			  int rep, struct kcounter *kc)
 {
 	char *p = text, *l;
-	int seen = 0, version = 0, layout = 0;
+	int seen = 0, version = 0, layout = 0, echoed = 0, i;
 	struct tc_snapshot *s = NULL;
+	char want[1024];
+	size_t off = 0;
 
 	while ((l = next_line(&p))) {
 		char pair[32];
 		int cpu, n;
+
+		if (version && (!strncmp(l, "samples ", 8) || !strncmp(l, "highest ", 8) ||
+				!strncmp(l, "do_work ", 8) || !strncmp(l, "pair_event ", 11) ||
+				!strncmp(l, "pairs ", 6) || !strncmp(l, "cpus ", 5))) {
+			char *v = strchr(l, ' ') + 1;
+
+			*strchr(l, ' ') = 0;
+			if (!strcmp(l, "samples"))
+				snprintf(want, sizeof(want), "%llu", (unsigned long long)o->samples);
+			else if (!strcmp(l, "highest"))
+				snprintf(want, sizeof(want), "%u", o->highest);
+			else if (!strcmp(l, "do_work"))
+				snprintf(want, sizeof(want), "%d", o->do_work);
+			else if (!strcmp(l, "pair_event"))
+				snprintf(want, sizeof(want), "%d", pair_event);
+			else if (!strcmp(l, "cpus"))
+				tc_cli_format_cpus(cpus, nr_cpus, want, sizeof(want));
+			else
+				for (i = 0, off = 0, want[0] = 0; i < o->npairs; i++)
+					off += (size_t)snprintf(want + off, sizeof(want) - off, "%s%s",
+								i ? "," : "",
+								kpair_names[o->pairs[i]]);
+			check_echo(l, v, want);
+			echoed++;
+			continue;
+		}
 
 		if (sscanf(l, "tracecost-kmod %d", &version) == 1) {
 			if (version != TC_KMOD_RESULTS_VERSION)
@@ -445,14 +515,16 @@ static void parse_results(char *text, const struct kopts *o, const int *cpus, in
 					    cpu, pair);
 			s = &cells[col * o->npairs + pi].snap[rep * nr_cpus + ci];
 			if (sscanf(l + n, "n %llu min %llu max %llu overflow %llu sum %llu %llu"
-				   " clamped %llu omin %llu omax %llu", &v[0], &v[1], &v[2], &v[3],
-				   &v[4], &v[5], &v[6], &v[7], &v[8]) != 9)
+				   " clamped %llu omin %llu omax %llu resched %llu", &v[0], &v[1],
+				   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]) != 10)
 				tc_cli_fail("tracecost.ko results: bad line '%.60s'", l);
 			*s = (struct tc_snapshot){
 				.cpu = cpu, .rep = rep, .n = v[0], .min = v[1], .max = v[2],
 				.overflow = v[3], .sum_hi = v[4], .sum_lo = v[5], .clamped = v[6],
 				.overhead_min = v[7], .overhead_max = v[8],
 			};
+			if (resched)
+				resched[col * o->npairs + pi] += v[9];
 			seen++;
 		} else if (s && l[0] == 'b' && (l[1] == ' ' || !l[1])) {
 			char *q = l + 1, *end;
@@ -499,13 +571,16 @@ static void parse_results(char *text, const struct kopts *o, const int *cpus, in
 	}
 	if (version != TC_KMOD_RESULTS_VERSION)
 		tc_cli_fail("tracecost.ko results: no version line");
+	if (echoed != 6)
+		tc_cli_fail("tracecost.ko results: %d of 6 configuration lines", echoed);
 	if (seen != nr_cpus * o->npairs)
 		tc_cli_fail("tracecost.ko reported %d of %d CPU x pair cells: a CPU did not run",
 			    seen, nr_cpus * o->npairs);
 }
 
-static void run_once(const struct kopts *o, const int *cpus, int nr_cpus, struct tc_cell *cells,
-		     int col, int rep, struct kcounter *kc)
+static void run_once(const struct kopts *o, const int *cpus, int nr_cpus, int pair_event,
+		     struct tc_cell *cells, uint64_t *resched, int col, int rep,
+		     struct kcounter *kc)
 {
 	struct timespec req = { .tv_sec = 0, .tv_nsec = 20 * 1000 * 1000 };
 	char *text;
@@ -540,7 +615,7 @@ static void run_once(const struct kopts *o, const int *cpus, int nr_cpus, struct
 	text = kread("results");
 	if (!text)
 		tc_cli_fail("reading " KDIR "/results: %s", strerror(errno));
-	parse_results(text, o, cpus, nr_cpus, cells, col, rep, kc);
+	parse_results(text, o, cpus, nr_cpus, pair_event, cells, resched, col, rep, kc);
 	free(text);
 }
 
@@ -552,13 +627,16 @@ static void run_once(const struct kopts *o, const int *cpus, int nr_cpus, struct
  * parent): the kernel's preemptirq events when it has them (the built-in
  * "preemptirq" profile), else the module's own tracecost:pair.
  */
-static void choose_profile(struct tc_tracefs *t, struct tc_profile *p, char *desc, size_t len)
+static void choose_profile(struct tc_tracefs *t, struct tc_profile *p, char *desc, size_t len,
+			   int *stand_in)
 {
 	int err, i;
 	size_t off = 0;
 
+	*stand_in = 0;
 	if (!tc_profile_builtin("preemptirq", p) && !tc_profile_check(t, p) && p->available)
 		goto done;
+	*stand_in = 1;
 	tc_profile_release(p);
 	memset(p, 0, sizeof(*p));
 	snprintf(p->name, sizeof(p->name), "tracecost-pair");
@@ -577,8 +655,10 @@ done:
 struct kctx {
 	struct kopts o;
 	struct tc_sysinfo si;
-	struct tc_tracefs *t;		/* NULL with --tracepoints off */
+	struct tc_tracefs *t;		/* the session: lock, state file, instance */
+	const char *ko;			/* module to load, NULL if loaded */
 	struct tc_profile prof;
+	int stand_in;			/* "+pair": tracecost:pair inside the pairs */
 	char events_str[256];
 };
 
@@ -591,18 +671,15 @@ int suite_kernel_run(int argc, char **argv)
 
 	parse(argc, argv, &k.o);
 	tc_sysinfo_read(&k.si);
-	ensure_module(&k.o);
-	if (k.o.tp_mode == TP_OFF) {
-		tc_cli_catch_signals();
-		return kernel_measure(&k);
-	}
+	if (geteuid() != 0)
+		tc_cli_fail("the kernel suite needs root (debugfs and loading tracecost.ko)");
 	err = tc_tracefs_open(&k.t, NULL);
 	if (err)
-		tc_cli_fail("--tracepoints: tracefs: %s", tc_tracefs_error(k.t));
-	choose_profile(k.t, &k.prof, k.events_str, sizeof(k.events_str));
-	err = tc_cli_run_supervised(k.t, kernel_measure, &k);
-	tc_profile_release(&k.prof);
-	return err;
+		tc_cli_fail("tracefs: %s", tc_tracefs_error(k.t));
+	debugfs_reach();
+	k.ko = module_to_load(&k.o);
+	/* one run at a time, the module's changes recorded and undone */
+	return tc_cli_run_supervised(k.t, kernel_measure, &k);
 }
 
 static int kernel_measure(void *arg)
@@ -613,20 +690,26 @@ static int kernel_measure(void *arg)
 	struct tc_clock_info ci = { 0 };
 	struct kcounter kc = { .name = "unknown" };
 	struct timespec start, end;
-	const char *events = k->t ? k->events_str : NULL;
+	const char *events = NULL;
 	const char *events_str = k->events_str;
 	const char *cols[2];
 	char col_off[80], col_on[80];
 	int ncols, col, r, i, err, nr_snap, npc;
 	int tp_col[2];
-	uint64_t recorded[2] = { 0, 0 }, lost[2] = { 0, 0 };
+	uint64_t recorded[2] = { 0, 0 }, lost[2] = { 0, 0 }, *resched;
 	struct tc_cell *cells, *cells1;
 	struct tc_stats *st, *st1;
 	struct tc_pair_view v;
 
 	tc_cli_catch_signals();
+	load_module(k->t, k->ko);
+	if (o.tp_mode != TP_OFF) {
+		choose_profile(k->t, &k->prof, k->events_str, sizeof(k->events_str),
+			       &k->stand_in);
+		events = k->events_str;
+	}
 	snprintf(col_off, sizeof(col_off), "%s", si.release);
-	snprintf(col_on, sizeof(col_on), "%s+", si.release);
+	snprintf(col_on, sizeof(col_on), "%s+%s", si.release, k->stand_in ? "pair" : "");
 	ncols = 0;
 	if (o.tp_mode != TP_ON) {
 		tp_col[ncols] = 0;
@@ -640,8 +723,12 @@ static int kernel_measure(void *arg)
 	npc = ncols * o.npairs;
 	cells = tc_cells_alloc(npc, nr_snap, o.highest);
 	cells1 = tc_cells_alloc(npc, 1, o.highest);
-	if (!cells || !cells1)
+	resched = calloc((size_t)npc, sizeof(*resched));
+	if (!cells || !cells1 || !resched)
 		tc_cli_fail("out of memory");
+	err = tc_tracefs_record_kmod(k->t, TC_KMOD_RECORD_RUN);
+	if (err)
+		tc_cli_fail("%s", tc_tracefs_error(k->t));
 
 	clock_gettime(CLOCK_REALTIME, &start);
 	for (r = 0; r < (int)o.repeat + 1 && !tc_cli_stop; r++) {
@@ -650,15 +737,18 @@ static int kernel_measure(void *arg)
 		const int *cpus = o.cpus;
 		int nr_cpus = one ? 1 : o.nr_cpus;
 
-		configure(&o, cpus, nr_cpus);
 		for (col = 0; col < ncols && !tc_cli_stop; col++) {
+			int pev = tp_col[col] && k->stand_in;
+
+			configure(&o, cpus, nr_cpus, pev);
 			if (tp_col[col]) {
 				err = tc_tracefs_apply(k->t, &k->prof);
 				if (err)
 					tc_cli_fail("enabling %s in a private tracefs instance: %s",
 						    events_str, tc_tracefs_error(k->t));
 			}
-			run_once(&o, cpus, nr_cpus, one ? cells1 : cells, col, one ? 0 : r, &kc);
+			run_once(&o, cpus, nr_cpus, pev, one ? cells1 : cells, one ? NULL : resched,
+				 col, one ? 0 : r, &kc);
 			if (tp_col[col]) {
 				struct tc_trace_counts c = { 0 };
 
@@ -720,11 +810,28 @@ static int kernel_measure(void *arg)
 		       " do_work %s; %g percentile (1 CPU) from a run on CPU %d\n",
 		       (unsigned long long)o.samples, o.repeat, o.repeat > 1 ? "s" : "",
 		       o.highest, o.do_work ? "on" : "off", o.percentile, o.cpus[0]);
-		if (events)
+		if (events && !k->stand_in)
 			printf("tracepoints:  %s in a private tracefs instance (\"+\" column): %llu"
 			       " events recorded, %llu lost\n", events_str,
 			       (unsigned long long)recorded[ncols - 1],
 			       (unsigned long long)lost[ncols - 1]);
+		else if (events)
+			printf("tracepoints:  this kernel has no preemptirq events; stand-in column"
+			       " \"+pair\": the module's %s fired inside each pair, in a private"
+			       " tracefs instance: %llu events recorded, %llu lost\n", events_str,
+			       (unsigned long long)recorded[ncols - 1],
+			       (unsigned long long)lost[ncols - 1]);
+		{
+			uint64_t nres = 0;
+
+			for (i = 0; i < npc; i++)
+				nres += resched[i];
+			if (nres)
+				printf("resched:      %llu samples ended with a reschedule pending"
+				       " (cleared before each timed loop; without full preemption"
+				       " preempt_enable() takes its slow branch in them)\n",
+				       (unsigned long long)nres);
+		}
 		printf("unit:         %s\n\n", o.unit_ticks ? "counter ticks" : "ns");
 	}
 	tc_pair_report_print(&v, stdout);
@@ -757,6 +864,21 @@ static int kernel_measure(void *arg)
 		if (!root || !ks)
 			tc_cli_fail("out of memory");
 		json_object_set_new(ks, "batch", json_integer(1));
+		json_object_set_new(ks, "pair_event_column", json_boolean(k->stand_in &&
+									  o.tp_mode != TP_OFF));
+		{
+			json_t *rs = json_object();
+
+			for (i = 0; i < o.npairs; i++) {
+				json_t *a = json_array();
+
+				for (col = 0; col < ncols; col++)
+					json_array_append_new(a, json_integer((json_int_t)
+						resched[col * o.npairs + i]));
+				json_object_set_new(rs, kpair_names[o.pairs[i]], a);
+			}
+			json_object_set_new(ks, "resched_samples", rs);
+		}
 		json_object_set_new(root, "kernel", ks);
 		err = tc_result_write(root, o.json);
 		json_decref(root);
@@ -767,6 +889,8 @@ static int kernel_measure(void *arg)
 	tc_cells_free(cells1, npc, 1);
 	free(st);
 	free(st1);
+	free(resched);
 	free(o.cpus);
+	tc_profile_release(&k->prof);
 	return TC_EXIT_OK;
 }

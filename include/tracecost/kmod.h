@@ -8,9 +8,17 @@
 #define TRACECOST_KMOD_H
 
 #define TC_KMOD_DIR		"tracecost"	/* under debugfs */
-#define TC_KMOD_RESULTS_VERSION	1
+#define TC_KMOD_RESULTS_VERSION	2
 #define TC_KMOD_MAX_SAMPLES	100000000ull
-#define TC_KMOD_MAX_HIGHEST	100000u
+/*
+ * Bounds on what one run may allocate and print: top-N capacity per cell
+ * (8 bytes a value), and the top-N memory of a whole run (CPUs x pairs x
+ * capacity), refused at the start of a run beyond it. The histograms are a
+ * fixed 96 KiB per CPU x pair. The results file is read one cell at a time,
+ * so its size needs no buffer of its size.
+ */
+#define TC_KMOD_MAX_HIGHEST	10000u
+#define TC_KMOD_MAX_TOPN_BYTES	(64ull << 20)
 #define TC_KMOD_BLOCK		10000u		/* samples per pair per block */
 #define TC_KMOD_CALIB		10000u		/* empty samples behind each O (lower median) */
 

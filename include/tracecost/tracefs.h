@@ -323,18 +323,42 @@ int tc_tracefs_end(struct tc_tracefs *t);
  */
 int tc_tracefs_supervise(struct tc_tracefs *t, int (*fn)(void *arg), void *arg, int *status);
 
+/* What tc_tracefs_record_kmod() records: the changes the kernel suite makes. */
+#define TC_KMOD_RECORD_LOADED	1u	/* about to load tracecost.ko */
+#define TC_KMOD_RECORD_RUN	2u	/* about to start a run of it */
+
+/**
+ * tc_tracefs_record_kmod() - record a kernel-module change before making it
+ * @t:	  session, after tc_tracefs_begin()
+ * @what: TC_KMOD_RECORD_LOADED and/or TC_KMOD_RECORD_RUN
+ *
+ * Adds @what to the state file (rewritten atomically), so that the restore
+ * (tc_tracefs_end(), tc_tracefs_restore()) cancels a run of tracecost.ko
+ * that may still go on (writes 0 to its debugfs "run" file and waits, up
+ * to 60 s, for its status to leave "running"), and then, when the module
+ * was loaded by the run, unloads it. Recording what is already recorded is
+ * a no-op. debugfs is reached through an existing mount of
+ * /sys/kernel/debug, else through one made in a private mount namespace
+ * (never one left in the caller's namespace).
+ * Return: 0; -EINVAL without a session; -errno writing the state.
+ */
+int tc_tracefs_record_kmod(struct tc_tracefs *t, unsigned int what);
+
 /**
  * struct tc_restore_report - what tc_tracefs_restore() did
  * @found:     a state file was there
  * @pid:       the pid it names
  * @instances: instances removed
  * @files:     top-level files written back
+ * @kmod_cancelled, @kmod_unloaded: see tc_tracefs_record_kmod()
  */
 struct tc_restore_report {
 	bool found;
 	long pid;
 	int instances;
 	int files;
+	bool kmod_cancelled;	/* a tracecost.ko run was told to stop */
+	bool kmod_unloaded;	/* tracecost.ko was unloaded */
 };
 
 /**

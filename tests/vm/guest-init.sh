@@ -47,6 +47,15 @@ smp)
 	check run-do-work /tracecost run --suite kernel --samples 2000 --highest 50 \
 		--pairs irq,ref16 --do-work --json /work.json
 	send work.json /work.json
+	# every run loaded the module, recorded it, and unloaded it at the end
+	check module-unloaded-after-runs sh -c '! grep -q "^tracecost " /proc/modules && [ ! -e /run/tracecost/state ]'
+	check insmod insmod /tracecost.ko
+	# a module loaded by someone else stays loaded after a run
+	check run-module-preloaded /tracecost run --suite kernel --samples 500 --highest 10 \
+		--pairs irq --json /pre.json
+	check module-stays-loaded grep -q "^tracecost " /proc/modules
+	# white space around a value is accepted (defect 5: strim)
+	check spaces-accepted sh -c "echo ' 5 ' >$D/samples && [ \"\$(cat $D/samples)\" = 5 ]"
 	refuse bad-samples-0 samples 0
 	refuse bad-samples-huge samples 1000000000000
 	refuse bad-samples-text samples lots
@@ -56,6 +65,8 @@ smp)
 	refuse bad-cpus-empty cpus ""
 	refuse bad-do-work do_work 2
 	refuse bad-highest highest 0
+	refuse bad-highest-huge highest 10001
+	refuse bad-pair-event pair_event 2
 	# a second trigger while a run is going is refused
 	echo 10000000 >$D/samples; echo all >$D/pairs; echo all >$D/cpus
 	echo 1 >$D/run
@@ -78,8 +89,8 @@ det)
 	check det-run /tracecost run --suite kernel --module /tracecost.ko --samples 3000 \
 		--highest 20 --pairs irq,preempt,irq_save,rcu,ref16 --unit ticks --json /d.json
 	send d.json /d.json
-	check det-work /tracecost run --suite kernel --samples 3000 --highest 20 \
-		--pairs irq,ref16 --do-work --unit ticks --json /dw.json
+	check det-work /tracecost run --suite kernel --module /tracecost.ko --samples 3000 \
+		--highest 20 --pairs irq,preempt,irq_save,ref16 --do-work --unit ticks --json /dw.json
 	send dw.json /dw.json
 	;;
 esac
