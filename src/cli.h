@@ -82,6 +82,8 @@ int cmd_run(int argc, char **argv);
 int suite_user_run(int argc, char **argv);
 int suite_kernel_run(int argc, char **argv);
 int suite_system_run(int argc, char **argv);
+/* tracecost noise (src/cmd_noise.c) */
+int cmd_noise(int argc, char **argv);
 /* tracecost restore (src/cmd_restore.c) */
 int cmd_restore(int argc, char **argv);
 
