@@ -63,6 +63,7 @@ struct tc_noise {
 	int ev_id[TC_NOISE_MAX_EVENTS];
 	int nr_ev;
 	bool cpumask_ok;
+	bool ipis_received;		/* IPIs counted where they arrive */
 	bool started;
 	pid_t own[NOISE_MAX_OWN];
 	int nr_own;

@@ -194,6 +194,28 @@ static int add_extra(struct tc_noise *n, const char *extra)
 	return err;
 }
 
+/*
+ * Before v6.6 no event names the target of an x86 IPI on the sending side
+ * (ipi_raise is arm's): the IPI vectors taken on the target count instead.
+ */
+static void mark_received_ipis(struct tc_noise *n)
+{
+	int i;
+
+	n->ipis_received = true;
+	for (i = 0; i < n->nr_ev; i++)
+		if (!strcmp(n->ev[i].system, "irq_vectors") &&
+		    (!strcmp(n->ev[i].name, "call_function_entry") ||
+		     !strcmp(n->ev[i].name, "call_function_single_entry") ||
+		     !strcmp(n->ev[i].name, "reschedule_entry")))
+			n->ev[i].is_ipi = true;
+}
+
+bool tc_noise_ipis_received(const struct tc_noise *n)
+{
+	return n->ipis_received;
+}
+
 int tc_noise_new(struct tc_noise **np, struct tc_tracefs *t, const int *cpus, int nr,
 		 const char *extra)
 {
@@ -216,6 +238,8 @@ int tc_noise_new(struct tc_noise **np, struct tc_tracefs *t, const int *cpus, in
 		if (!err && i == 5)
 			err = add_vectors(n);
 	}
+	if (!err && !have_event(n, "ipi", "ipi_send_cpu") && !have_event(n, "ipi", "ipi_send_cpumask"))
+		mark_received_ipis(n);
 	if (!err)
 		err = add_extra(n, extra);
 	if (!err && !n->nr_ev)
@@ -347,7 +371,13 @@ static int apply(struct tc_noise *n)
 	memset(&p, 0, sizeof(p));
 	snprintf(p.name, sizeof(p.name), "noise");
 	snprintf(p.summary, sizeof(p.summary), "interference aimed at the target CPUs");
-	p.buffer_kb = 4096;
+	/*
+	 * No buffer_size_kb: an instance gets the default size when it is
+	 * created, and on v6.1 resizing any instance sets the kernel's global
+	 * ring_buffer_expanded without expanding the top-level buffer, which
+	 * then stays at its boot-time 7 KB per CPU for every later user
+	 * (kernel/trace/trace.c, __tracing_resize_ring_buffer()).
+	 */
 	p.available = true;
 	for (i = 0; i < n->nr_ev && !err; i++)
 		err = tc_profile_add_event(&p, n->ev[i].system, n->ev[i].name,
@@ -392,6 +422,38 @@ static int open_reader(struct tc_noise *n)
 	return 0;
 }
 
+/*
+ * Cpumask filters (v6.6+: "cpumask & CPUS{1}", "CPU & CPUS{1}") in place of
+ * the CPU equalities, where the kernel takes them; ipi_send_cpumask is only
+ * filtered in the kernel this way. The first refusal puts the equalities
+ * back. Tracing is off meanwhile; changing trace_clock next clears the buffer.
+ */
+static void upgrade_filters(struct tc_noise *n)
+{
+	struct tc_noise_event legacy[TC_NOISE_MAX_EVENTS];
+	int i;
+
+	memcpy(legacy, n->ev, sizeof(legacy));
+	make_filters(n, true);
+	tracefs_trace_off(n->inst);
+	n->cpumask_ok = true;
+	for (i = 0; i < n->nr_ev && n->cpumask_ok; i++) {
+		if (!strcmp(legacy[i].filter, n->ev[i].filter))
+			continue;
+		if (tracefs_event_file_write(n->inst, n->ev[i].system, n->ev[i].name, "filter",
+					     n->ev[i].filter) < 0)
+			n->cpumask_ok = false;
+	}
+	if (!n->cpumask_ok) {
+		for (i = 0; i < n->nr_ev; i++) {
+			tracefs_event_file_write(n->inst, n->ev[i].system, n->ev[i].name, "filter",
+						 legacy[i].filter[0] ? legacy[i].filter : "0");
+			snprintf(n->ev[i].filter, sizeof(n->ev[i].filter), "%s", legacy[i].filter);
+		}
+	}
+	tracefs_trace_on(n->inst);
+}
+
 int tc_noise_start(struct tc_noise *n, const pid_t *own, int nr_own)
 {
 	int err;
@@ -402,18 +464,20 @@ int tc_noise_start(struct tc_noise *n, const pid_t *own, int nr_own)
 	n->nr_own = nr_own;
 	if (nr_own)
 		memcpy(n->own, own, sizeof(*own) * (size_t)nr_own);
-	/* cpumask filters came with v6.6, after the ipi_send_* events (v6.3) */
-	n->cpumask_ok = true;
-	make_filters(n, true);
+	/*
+	 * First the filters every kernel takes, so that a refused filter never
+	 * aborts an apply: on v6.1 removing an instance before any event was
+	 * enabled in it (current_tracer nop) marks the ring buffers expanded
+	 * and leaves the top-level one at its boot-time 7 KB per CPU.
+	 */
+	n->cpumask_ok = false;
+	make_filters(n, false);
 	err = apply(n);
-	if (err) {
-		n->cpumask_ok = false;
-		make_filters(n, false);
-		err = apply(n);
-	}
 	if (err)
 		return err;
 	err = open_reader(n);
+	if (!err)
+		upgrade_filters(n);
 	if (!err && tracefs_instance_file_write(n->inst, "trace_clock", "mono") < 0)
 		err = set_err(n, -EIO, "trace_clock mono: %s", strerror(errno));
 	if (err) {

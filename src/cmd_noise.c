@@ -48,7 +48,8 @@
 #include "cli.h"
 
 #define MAX_TARGETS		64
-#define CHUNK_CALLS		100000ull	/* getpid calls per timed chunk */
+#define BATCH_CALLS		1000ull		/* getpid calls between clock reads */
+#define CHUNK_NS		10000000ull	/* a getpid chunk lasts at least 10 ms */
 #define MAX_CHUNKS		10000		/* tc_summary_compute()'s limit */
 #define SPIN_GAP_NS		5000.0
 #define TLB_PERIOD_US		1000
@@ -82,7 +83,7 @@ struct loop {
 	/* getpid: ns per call of each chunk; folded in pairs at MAX_CHUNKS */
 	double *chunk;
 	int nr_chunk;
-	uint64_t chunk_calls;
+	uint64_t chunk_ns;
 	uint64_t calls;
 	uint64_t ns;
 	/* spin */
@@ -136,7 +137,7 @@ static void usage(void)
 	       "  --cpus LIST          target CPUs (e.g. the nohz_full ones): what interrupts\n"
 	       "                       them is recorded, filtered in the kernel to them\n"
 	       "  --housekeeping LIST  CPUs the load runs on (default: every online CPU not\n"
-	       "                       in --cpus)\n"
+	       "                       in --cpus and not isolated; if none, not in --cpus)\n"
 	       "  --duration TIME      how long: 10s, 5m, 6h, 500ms (default 60s)\n"
 	       "  --measure KIND       loop on each target: getpid (ns per call, calls/s;\n"
 	       "                       default) or spin (stays in userspace; gaps >= 5 us)\n"
@@ -268,7 +269,12 @@ static void parse(int argc, char **argv, struct noise_opts *o)
 		o->hk = malloc(sizeof(int) * (size_t)(nr_all ? nr_all : 1));
 		if (!o->hk)
 			tc_cli_fail("out of memory");
+		/* not the targets, and not another isolated CPU when any is left */
 		for (i = 0; i < nr_all; i++)
+			if (!in_list(o->cpus, o->nr_cpus, all[i]) &&
+			    !tc_noise_cpu_isolation(all[i], a, sizeof(a)))
+				o->hk[o->nr_hk++] = all[i];
+		for (i = 0; i < nr_all && !o->nr_hk; i++)
 			if (!in_list(o->cpus, o->nr_cpus, all[i]))
 				o->hk[o->nr_hk++] = all[i];
 		if (!o->nr_hk) {
@@ -309,7 +315,7 @@ static void add_chunk(struct loop *l, double v)
 		for (i = 0; i < MAX_CHUNKS / 2; i++)
 			l->chunk[i] = (l->chunk[2 * i] + l->chunk[2 * i + 1]) / 2;
 		l->nr_chunk = MAX_CHUNKS / 2;
-		l->chunk_calls *= 2;
+		l->chunk_ns *= 2;
 	}
 	l->chunk[l->nr_chunk++] = v;
 }
@@ -326,23 +332,27 @@ static void *loop_main(void *arg)
 		if (atomic_load_explicit(&halt, memory_order_relaxed))
 			return NULL;
 	if (l->kind == M_GETPID) {
-		/* the seed's loop: syscall(SYS_getpid), timed per chunk */
-		uint64_t pending_calls = 0, pending_ns = 0;
+		/*
+		 * the seed's loop, syscall(SYS_getpid), timed per chunk of at
+		 * least CHUNK_NS in batches of BATCH_CALLS (one clock read per
+		 * batch): many chunks even where a call takes microseconds (TCG)
+		 */
+		uint64_t c_calls = 0, c_ns = 0;
 
 		while (!atomic_load_explicit(&halt, memory_order_relaxed)) {
 			uint64_t t0 = now_ns(), t1, i;
 
-			for (i = 0; i < CHUNK_CALLS; i++)
+			for (i = 0; i < BATCH_CALLS; i++)
 				syscall(SYS_getpid);
 			t1 = now_ns();
-			l->calls += CHUNK_CALLS;
+			l->calls += BATCH_CALLS;
 			l->ns += t1 - t0;
-			pending_calls += CHUNK_CALLS;
-			pending_ns += t1 - t0;
-			if (pending_calls >= l->chunk_calls) {
-				add_chunk(l, (double)pending_ns / (double)pending_calls);
-				pending_calls = 0;
-				pending_ns = 0;
+			c_calls += BATCH_CALLS;
+			c_ns += t1 - t0;
+			if (c_ns >= l->chunk_ns) {
+				add_chunk(l, (double)c_ns / (double)c_calls);
+				c_calls = 0;
+				c_ns = 0;
 			}
 		}
 	} else {
@@ -651,8 +661,8 @@ static void print_loop(const struct noise_run *d, const struct loop *l)
 		struct tc_summary s;
 
 		if (!l->calls || tc_summary_compute(l->chunk, l->nr_chunk, &s)) {
-			printf("  getpid: no complete chunk of %llu calls\n",
-			       (unsigned long long)l->chunk_calls);
+			printf("  getpid: %llu calls, no complete chunk of %.0f ms\n",
+			       (unsigned long long)l->calls, (double)l->chunk_ns / 1e6);
 			return;
 		}
 		fmt_rate(a, sizeof(a), (double)l->calls);
@@ -661,8 +671,8 @@ static void print_loop(const struct noise_run *d, const struct loop *l)
 		       a, b, (double)l->ns / (double)l->calls, s.median);
 		if (s.ci_valid)
 			printf(" [%.1f, %.1f]", s.ci_low, s.ci_high);
-		printf(", min %.1f, max %.1f\n          (%d chunks of %llu calls%s)\n",
-		       s.min, s.max, s.n, (unsigned long long)l->chunk_calls,
+		printf(", min %.1f, max %.1f\n          (%d chunks of >= %.0f ms%s)\n",
+		       s.min, s.max, s.n, (double)l->chunk_ns / 1e6,
 		       s.ci_valid ? "; 95% CI of the median from order statistics" : "");
 	} else {
 		fmt_rate(a, sizeof(a), (double)l->loops / seconds(d));
@@ -739,7 +749,8 @@ static void print_report(struct noise_run *d)
 			char rate[32];
 
 			fmt_rate(rate, sizeof(rate), (double)ipis * 60 / seconds(d));
-			printf("  IPIs sent to CPU %d: %llu (%s per min)\n", cpu,
+			printf("  IPIs %s CPU %d: %llu (%s per min)\n",
+			       tc_noise_ipis_received(d->n) ? "received by" : "sent to", cpu,
 			       (unsigned long long)ipis, rate);
 		}
 		print_loop(d, &d->loops[i]);
@@ -760,11 +771,11 @@ static json_t *loop_json(const struct noise_run *d, const struct loop *l)
 	if (!l->calls || tc_summary_compute(l->chunk, l->nr_chunk, &s))
 		return json_pack("{s:s, s:I, s:n}", "kind", "getpid", "calls",
 				 (json_int_t)l->calls, "ns_per_call");
-	return json_pack("{s:s, s:I, s:f, s:f, s:I, s:i, s:{s:f, s:f, s:f, s:b, s:o, s:o, s:o}}",
+	return json_pack("{s:s, s:I, s:f, s:f, s:f, s:i, s:{s:f, s:f, s:f, s:b, s:o, s:o, s:o}}",
 			 "kind", "getpid", "calls", (json_int_t)l->calls,
 			 "calls_per_s", (double)l->calls / seconds(d),
 			 "ns_per_call_average", (double)l->ns / (double)l->calls,
-			 "chunk_calls", (json_int_t)l->chunk_calls, "chunks", s.n,
+			 "chunk_ms", (double)l->chunk_ns / 1e6, "chunks", s.n,
 			 "ns_per_call", "median", s.median, "min", s.min, "max", s.max,
 			 "ci_valid", s.ci_valid,
 			 "ci_low", s.ci_valid ? json_real(s.ci_low) : json_null(),
@@ -824,11 +835,12 @@ static int write_json(const struct noise_run *d)
 			"ipis", (json_int_t)ipis, "counts", counts,
 			"loop", loop_json(d, &d->loops[i])));
 	}
-	sec = json_pack("{s:f, s:s, s:s, s:s, s:o, s:o, s:b, s:I, s:s, s:o}",
+	sec = json_pack("{s:f, s:s, s:s, s:s, s:o, s:o, s:b, s:s, s:I, s:s, s:o}",
 			"duration_s", seconds(d), "measure", measure_names[o->measure],
 			"load", load_names[o->load], "load_detail", d->engine,
 			"housekeeping", hk, "events", evs,
 			"cpumask_filters", tc_noise_cpumask_filters(d->n),
+			"ipis_counted", tc_noise_ipis_received(d->n) ? "received" : "sent",
 			"events_lost", (json_int_t)tc_noise_lost(d->n),
 			"instance", tc_tracefs_instance_name(d->t), "targets", targets);
 	if (!sec) {
@@ -887,7 +899,7 @@ static int measure(void *arg)
 
 		l->cpu = d->o.cpus[i];
 		l->kind = d->o.measure;
-		l->chunk_calls = CHUNK_CALLS;
+		l->chunk_ns = CHUNK_NS;
 		l->max_gap = (uint64_t)(SPIN_GAP_NS * d->clk.freq_hz / 1e9);
 		l->chunk = calloc(MAX_CHUNKS, sizeof(double));
 		if (!l->chunk)
@@ -904,10 +916,11 @@ static int measure(void *arg)
 	err = start_load(d);
 	if (err)
 		fail_run(d, "starting the load: ", strerror(-err));
+	/* the recording window starts here: records during setup count too */
+	d->t0_ns = now_ns();
 	err = tc_noise_start(d->n, tids, d->o.nr_cpus);
 	if (err)
 		fail_run(d, "", tc_noise_error(d->n));
-	d->t0_ns = now_ns();
 	atomic_store_explicit(&go, 1, memory_order_release);
 	deadline = d->t0_ns + (uint64_t)(d->o.duration * 1e9);
 	while (!tc_cli_stop) {
@@ -959,11 +972,44 @@ static int measure(void *arg)
 	return TC_EXIT_OK;
 }
 
+/*
+ * isolcpus=domain takes the isolated CPUs out of every process's default
+ * affinity: widen it to every online CPU (a cpuset still limits it), so that
+ * they can be named and the loops pinned there.
+ */
+static void widen_affinity(void)
+{
+	char buf[1024], *p, *save;
+	cpu_set_t set;
+	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
+
+	if (!f)
+		return;
+	CPU_ZERO(&set);
+	if (fgets(buf, sizeof(buf), f)) {
+		for (p = strtok_r(buf, ",\n", &save); p; p = strtok_r(NULL, ",\n", &save)) {
+			int a, b;
+
+			if (sscanf(p, "%d-%d", &a, &b) != 2) {
+				if (sscanf(p, "%d", &a) != 1)
+					continue;
+				b = a;
+			}
+			for (; a <= b && a < CPU_SETSIZE; a++)
+				CPU_SET(a, &set);
+		}
+	}
+	fclose(f);
+	if (CPU_COUNT(&set))
+		sched_setaffinity(0, sizeof(set), &set);
+}
+
 int cmd_noise(int argc, char **argv)
 {
 	static struct noise_run d;
 	int i, err;
 
+	widen_affinity();
 	parse(argc, argv, &d.o);
 	for (i = 0; i < d.o.nr_cpus; i++)
 		d.isolated[i] = tc_noise_cpu_isolation(d.o.cpus[i], d.iso[i], sizeof(d.iso[i]));

@@ -88,7 +88,8 @@ enum tc_noise_kind {
  * @kind:	   how it is read
  * @filter:	   the kernel filter set by tc_noise_start() ("" before, and
  *		   for events filtered here)
- * @is_ipi:	   counts as an IPI sent to the target (the "ipis" total)
+ * @is_ipi:	   counts as an IPI sent to the target (the "ipis" total; see
+ *		   tc_noise_ipis_received())
  */
 struct tc_noise_event {
 	char system[64];
@@ -141,6 +142,16 @@ const char *tc_noise_error(const struct tc_noise *n);
 
 /** tc_noise_events() - the chosen events; *@nr set to their number */
 const struct tc_noise_event *tc_noise_events(const struct tc_noise *n, int *nr);
+
+/**
+ * tc_noise_ipis_received() - whether IPIs are counted where they arrive
+ *
+ * Without ipi:ipi_send_cpu/ipi_send_cpumask (before v6.6) nothing on the
+ * sending side names an x86 IPI's target; then the events with @is_ipi are
+ * the IPI vectors taken on the targets: irq_vectors call_function_entry,
+ * call_function_single_entry and reschedule_entry.
+ */
+bool tc_noise_ipis_received(const struct tc_noise *n);
 
 /** tc_noise_cpumask_filters() - whether the kernel took CPUS{} filters (after start) */
 bool tc_noise_cpumask_filters(const struct tc_noise *n);
