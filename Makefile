@@ -67,7 +67,8 @@ TRACECOST	:= $(O)/tracecost
 RUN_ARGS	?=
 
 .PHONY: all run check check-unit check-san check-integration bench deps clean asm \
-	check-kernel deps-kernel check-kernel-if-available check-fuzz
+	check-kernel deps-kernel check-kernel-if-available check-fuzz check-noise-vm \
+	check-noise-vm-if-available
 all: $(TRACECOST) $(UNIT_BINS)
 
 $(O)/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h) Makefile
@@ -137,6 +138,7 @@ check-integration: $(TRACECOST)
 	@sh tests/integration/run.sh $(TRACECOST)
 	@sh tests/integration/system.sh $(TRACECOST)
 	@sh tests/integration/compare.sh $(TRACECOST)
+	@sh tests/integration/noise.sh $(TRACECOST)
 
 check: deps
 	@$(MAKE) --no-print-directory all
@@ -145,6 +147,7 @@ check: deps
 	@$(MAKE) --no-print-directory check-san
 	@$(MAKE) --no-print-directory check-fuzz
 	@$(MAKE) --no-print-directory check-kernel-if-available
+	@$(MAKE) --no-print-directory check-noise-vm-if-available
 	@echo "check: all test groups passed"
 
 # A static tracecost for the QEMU initramfs (no shared libraries there).
@@ -167,6 +170,17 @@ check-kernel-if-available:
 	@if sh scripts/deps.sh --check kernel; then \
 		$(MAKE) --no-print-directory check-kernel; \
 	else echo "check-kernel: skipped (run 'make deps-kernel' as root to install QEMU and the kernel packages)"; fi
+
+# tracecost noise on an isolated CPU: Debian's kernel under QEMU -smp 2 with
+# nohz_full=1 isolcpus=nohz,domain,1 rcu_nocbs=1 (tests/vm/noise.sh).
+check-noise-vm: deps-kernel
+	@$(MAKE) --no-print-directory $(O)/tracecost-static $(TRACECOST)
+	@sh tests/vm/noise.sh $(O)
+
+check-noise-vm-if-available:
+	@if sh scripts/deps.sh --check kernel; then \
+		$(MAKE) --no-print-directory check-noise-vm; \
+	else echo "check-noise-vm: skipped (run 'make deps-kernel' as root to install QEMU and the kernel packages)"; fi
 
 # libFuzzer (clang) on the result reader and the comparison behind it, for
 # FUZZ_SECONDS, from the seed corpus in tests/fuzz/; inputs that once

@@ -916,11 +916,15 @@ static int measure(void *arg)
 	err = start_load(d);
 	if (err)
 		fail_run(d, "starting the load: ", strerror(-err));
-	/* the recording window starts here: records during setup count too */
-	d->t0_ns = now_ns();
 	err = tc_noise_start(d->n, tids, d->o.nr_cpus);
 	if (err)
 		fail_run(d, "", tc_noise_error(d->n));
+	/*
+	 * The window starts when every event is on (enabling them can take
+	 * seconds under TCG); the few records of the last setup steps get
+	 * negative times.
+	 */
+	d->t0_ns = now_ns();
 	atomic_store_explicit(&go, 1, memory_order_release);
 	deadline = d->t0_ns + (uint64_t)(d->o.duration * 1e9);
 	while (!tc_cli_stop) {
