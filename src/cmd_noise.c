@@ -188,6 +188,8 @@ static bool in_list(const int *l, int n, int cpu)
 	return false;
 }
 
+static bool in_path(const char *name);
+
 static void parse(int argc, char **argv, struct noise_opts *o)
 {
 	char a[256], b[256];
@@ -252,6 +254,8 @@ static void parse(int argc, char **argv, struct noise_opts *o)
 				     load_names[o->load]);
 		o->cmd = &argv[optind];
 		o->load = L_COMMAND;
+		if (!*o->cmd[0] || !in_path(o->cmd[0]))
+			tc_cli_usage("load command '%s' is not found or not executable", o->cmd[0]);
 	} else if (!strcmp(argv[optind - 1], "--") && optind > 1) {
 		tc_cli_usage("nothing after --: give a load command, or drop the --");
 	}
@@ -414,6 +418,8 @@ static pid_t spawn(struct noise_run *d, int (*fn)(struct noise_run *), char *con
 		signal(SIGHUP, SIG_IGN);
 		signal(SIGPIPE, SIG_DFL);
 		if (argv) {
+			/* the report owns stdout: the command's output goes to stderr */
+			dup2(STDERR_FILENO, STDOUT_FILENO);
 			signal(SIGTERM, SIG_DFL);
 			signal(SIGINT, SIG_DFL);
 			execvp(argv[0], argv);
@@ -488,18 +494,21 @@ static int churn_load(struct noise_run *d)
 	return 0;
 }
 
-static bool have_stress_ng(void)
+/* Whether @name runs: a path that is executable, or found in $PATH. */
+static bool in_path(const char *name)
 {
 	const char *path = getenv("PATH");
 	char *copy, *dir, *save, buf[4096];
 	bool found = false;
 
+	if (strchr(name, '/'))
+		return !access(name, X_OK);
 	if (!path || !*path)
 		path = "/usr/bin:/bin";
 	copy = strdup(path);
 	for (dir = copy ? strtok_r(copy, ":", &save) : NULL; dir && !found;
 	     dir = strtok_r(NULL, ":", &save)) {
-		snprintf(buf, sizeof(buf), "%s/stress-ng", dir);
+		snprintf(buf, sizeof(buf), "%s/%s", dir, name);
 		found = !access(buf, X_OK);
 	}
 	free(copy);
@@ -562,7 +571,7 @@ static int start_load(struct noise_run *d)
 	}
 	if (spawn(d, hackbench_load, NULL) < 0)
 		return -errno;
-	if (have_stress_ng()) {
+	if (in_path("stress-ng")) {
 		static char n[16], vmb[16], tmo[32], *argv[20];
 		int k = 0;
 

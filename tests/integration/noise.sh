@@ -79,6 +79,8 @@ expect_usage "--measure nothing" --cpus 1 --measure nothing
 expect_usage "--load bogus" --cpus 1 --load bogus
 expect_usage "--load and a command" --cpus 1 --load none -- true
 expect_usage "-- without a command" --cpus 1 --
+expect_usage "a load command that does not exist" --cpus 1 -- /nonexistent/load
+expect_usage "a load command not in PATH" --cpus 1 -- no-such-load-command-here
 expect_usage "--events malformed" --cpus 1 --events sched
 expect_usage "--events unknown" --cpus 1 --events sched:no_such_event
 expect_usage "stray argument" --cpus 1 stray
