@@ -85,8 +85,9 @@ int noise_account(struct tc_noise *n, const struct noise_rec *r);
 void noise_bracket(struct tc_noise *n);
 /* Close every open vector entry (end of a run). */
 int noise_flush_pending(struct tc_noise *n);
-/* Build n->rows from n->acc with @resolve turning addresses into names. */
-int noise_build_rows(struct tc_noise *n, void (*resolve)(uint64_t addr, char *buf, size_t len));
+/* Build n->rows from n->acc with @resolve(@ctx, ...) turning addresses into names. */
+int noise_build_rows(struct tc_noise *n,
+		     void (*resolve)(void *ctx, uint64_t addr, char *buf, size_t len), void *ctx);
 /* A struct tc_noise without tracefs, for tests: targets @cpus, events from the table. */
 int noise_new_bare(struct tc_noise **np, const int *cpus, int nr);
 int noise_add_event(struct tc_noise *n, const char *system, const char *name,

@@ -830,31 +830,33 @@ struct sym_want {
 	char name[TC_NOISE_CAUSE_MAX];
 };
 
-static struct sym_want *syms;
-static int nr_syms;
+struct syms {
+	struct sym_want *v;
+	int nr;
+};
 
-static void want(uint64_t addr)
+static void want(struct syms *s, uint64_t addr)
 {
 	int i;
 
 	if (!addr)
 		return;
-	for (i = 0; i < nr_syms; i++)
-		if (syms[i].addr == addr)
+	for (i = 0; i < s->nr; i++)
+		if (s->v[i].addr == addr)
 			return;
-	if (nr_syms % 64 == 0) {
-		struct sym_want *s = realloc(syms, sizeof(*s) * (size_t)(nr_syms + 64));
+	if (s->nr % 64 == 0) {
+		struct sym_want *v = realloc(s->v, sizeof(*v) * (size_t)(s->nr + 64));
 
-		if (!s)
+		if (!v)
 			return;
-		syms = s;
+		s->v = v;
 	}
-	memset(&syms[nr_syms], 0, sizeof(syms[0]));
-	syms[nr_syms++].addr = addr;
+	memset(&s->v[s->nr], 0, sizeof(s->v[0]));
+	s->v[s->nr++].addr = addr;
 }
 
 /* One pass over /proc/kallsyms: the nearest text symbol at or below each address. */
-static void load_syms(void)
+static void load_syms(struct syms *s)
 {
 	FILE *f = fopen("/proc/kallsyms", "r");
 	char line[512], name[256], type;
@@ -868,23 +870,24 @@ static void load_syms(void)
 			continue;
 		if (type != 't' && type != 'T')
 			continue;
-		for (i = 0; i < nr_syms; i++) {
-			if (a <= syms[i].addr && a >= syms[i].best) {
-				syms[i].best = a;
-				snprintf(syms[i].name, sizeof(syms[i].name), "%.120s", name);
+		for (i = 0; i < s->nr; i++) {
+			if (a <= s->v[i].addr && a >= s->v[i].best) {
+				s->v[i].best = a;
+				snprintf(s->v[i].name, sizeof(s->v[i].name), "%.120s", name);
 			}
 		}
 	}
 	fclose(f);
 }
 
-static void resolve_kallsyms(uint64_t addr, char *buf, size_t len)
+static void resolve_kallsyms(void *ctx, uint64_t addr, char *buf, size_t len)
 {
+	const struct syms *s = ctx;
 	int i;
 
-	for (i = 0; i < nr_syms; i++) {
-		if (syms[i].addr == addr && syms[i].name[0]) {
-			snprintf(buf, len, "%s", syms[i].name);
+	for (i = 0; i < s->nr; i++) {
+		if (s->v[i].addr == addr && s->v[i].name[0]) {
+			snprintf(buf, len, "%s", s->v[i].name);
 			return;
 		}
 	}
@@ -904,7 +907,8 @@ static int cmp_row(const void *a, const void *b)
 	return strcmp(x->cause, y->cause);
 }
 
-int noise_build_rows(struct tc_noise *n, void (*resolve)(uint64_t addr, char *buf, size_t len))
+int noise_build_rows(struct tc_noise *n,
+		     void (*resolve)(void *ctx, uint64_t addr, char *buf, size_t len), void *ctx)
 {
 	int i, j;
 
@@ -919,11 +923,11 @@ int noise_build_rows(struct tc_noise *n, void (*resolve)(uint64_t addr, char *bu
 					  .first_ns = a->first, .last_ns = a->last };
 
 		if (a->addr)
-			resolve(a->addr, r.cause, sizeof(r.cause));
+			resolve(ctx, a->addr, r.cause, sizeof(r.cause));
 		else
 			snprintf(r.cause, sizeof(r.cause), "%s", a->str[0] ? a->str : "-");
 		if (a->site)
-			resolve(a->site, r.callsite, sizeof(r.callsite));
+			resolve(ctx, a->site, r.callsite, sizeof(r.callsite));
 		/* addresses inside one function are one cause */
 		for (j = 0; j < n->nr_rows; j++) {
 			struct tc_noise_row *o = &n->rows[j];
@@ -954,6 +958,7 @@ static uint64_t stat_field(const char *s, const char *key)
 
 int tc_noise_stop(struct tc_noise *n)
 {
+	struct syms syms = { NULL, 0 };
 	long cpus = sysconf(_SC_NPROCESSORS_CONF), cpu;
 	int err = 0, i;
 
@@ -977,16 +982,14 @@ int tc_noise_stop(struct tc_noise *n)
 	if (tc_tracefs_unapply(n->t) && !err)
 		err = set_err(n, -EIO, "%s", tc_tracefs_error(n->t));
 	for (i = 0; i < n->nr_acc; i++) {
-		want(n->acc[i].addr);
-		want(n->acc[i].site);
+		want(&syms, n->acc[i].addr);
+		want(&syms, n->acc[i].site);
 	}
-	if (nr_syms)
-		load_syms();
-	if (noise_build_rows(n, resolve_kallsyms) && !err)
+	if (syms.nr)
+		load_syms(&syms);
+	if (noise_build_rows(n, resolve_kallsyms, &syms) && !err)
 		err = -ENOMEM;
-	free(syms);
-	syms = NULL;
-	nr_syms = 0;
+	free(syms.v);
 	return err;
 }
 

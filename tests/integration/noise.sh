@@ -30,6 +30,22 @@ ok() { pass=$((pass + 1)); echo "ok   - $1"; }
 not_ok() { fail=$((fail + 1)); echo "FAIL - $1"; }
 # shellcheck source=tests/integration/tracefs-lib.sh
 . "$here/tracefs-lib.sh"
+# Other tracecost runs on a shared machine (other worktrees' tests) come and
+# go with their instances: leave out the instances of live processes that are
+# not this binary. Instances of dead processes stay (a leftover of ours shows).
+others() {
+	for d in /proc/[0-9]*; do
+		[ "$(readlink "$d/exe" 2>/dev/null)" = "$TC" ] && continue
+		[ -r "$d/cmdline" ] && tr '\0' ' ' <"$d/cmdline" 2>/dev/null | grep -q tracecost &&
+			echo "tracecost-${d#/proc/}"
+	done
+}
+snap_mine() {
+	snap | awk -v skip="$(others | tr '\n' ' ')" '
+		BEGIN { n = split(skip, a, " "); for (i = 1; i <= n; i++) s[a[i]] = 1 }
+		/^== / { drop = 0; for (k in s) if (index($0, "instances/" k "/")) drop = 1 }
+		!drop && !($0 in s)'
+}
 check() { # check FILE JQ-EXPR DESC (jq 1.6 -e passes an empty file: refuse it)
 	if [ -s "$1" ] && jq -e "$2" "$1" >/dev/null 2>&1; then ok "$3"; else not_ok "$3"; fi
 }
@@ -46,7 +62,7 @@ fi
 last=$((online - 1))
 
 # ---- bad input: exit 2, one line, nothing else happens ------------------
-snap >"$tmp/snap0"
+snap_mine >"$tmp/snap0"
 mounted >"$tmp/mnt0"
 expect_usage() {
 	desc=$1; shift
@@ -54,7 +70,7 @@ expect_usage() {
 	(cd "$tmp/out" && "$TC" noise "$@" >"$tmp/stdout" 2>"$tmp/stderr")
 	rc=$?
 	lines=$(wc -l <"$tmp/stderr")
-	snap >"$tmp/snap1"
+	snap_mine >"$tmp/snap1"
 	untouched=1
 	cmp -s "$tmp/snap0" "$tmp/snap1" || untouched=0
 	[ -e "$STATE" ] && untouched=0
@@ -164,7 +180,7 @@ rc=$?
 [ $rc -eq 2 ] && grep -q "broken.json: noise" "$tmp/cmp3.out" && ok "compare: a broken noise file refused: $(cat "$tmp/cmp3.out")" ||
 	not_ok "compare broken: rc=$rc $(cat "$tmp/cmp3.out")"
 
-snap >"$tmp/snap1"
+snap_mine >"$tmp/snap1"
 cmp -s "$tmp/snap0" "$tmp/snap1" && [ ! -e "$STATE" ] && ok "after the runs: tracefs as before, no state file" ||
 	not_ok "after the runs: $(diff "$tmp/snap0" "$tmp/snap1" | head -5)"
 
@@ -182,7 +198,7 @@ for sig in INT TERM HUP; do
 	kill -"$sig" $pid
 	wait $pid
 	rc=$?
-	snap >"$tmp/snap1"
+	snap_mine >"$tmp/snap1"
 	if [ $rc -eq 130 ] && [ ! -e "$tmp/sig.json" ] && [ ! -e "$STATE" ] &&
 	   cmp -s "$tmp/snap0" "$tmp/snap1"; then
 		ok "SIG$sig mid-run: exit 130, no result file, tracefs as before"
@@ -212,7 +228,7 @@ if wait_instance "tracecost-$bg" "$bg"; then
 		ok "stale state: the next noise run refuses" || not_ok "stale state: rc=$rc $(cat "$tmp/stale.err")"
 	"$TC" restore >"$tmp/restore.out" 2>&1 && grep -q "restored" "$tmp/restore.out" &&
 		ok "tracecost restore: $(cat "$tmp/restore.out")" || not_ok "restore: $(cat "$tmp/restore.out")"
-	snap >"$tmp/snap1"
+	snap_mine >"$tmp/snap1"
 	cmp -s "$tmp/snap0" "$tmp/snap1" && [ ! -e "$STATE" ] && ok "after restore: tracefs as before" ||
 		not_ok "after restore: $(diff "$tmp/snap0" "$tmp/snap1" | head -5)"
 else

@@ -53,8 +53,9 @@ static void feed(struct tc_noise *n, int event, int cpu, uint64_t ts, int target
 	assert_int_equal(noise_account(n, &r), 0);
 }
 
-static void name_of(uint64_t addr, char *buf, size_t len)
+static void name_of(void *ctx, uint64_t addr, char *buf, size_t len)
 {
+	(void)ctx;
 	/* 0x1000..0x10ff are one function, like return addresses inside it */
 	if (addr >= 0x1000 && addr < 0x1100)
 		snprintf(buf, len, "flush_tlb_func");
@@ -104,7 +105,7 @@ static void test_targets_only(void **state)
 	m.mask_bytes = 0;				/* empty mask: nobody */
 	assert_int_equal(noise_account(n, &m), 0);
 	feed(n, E_TIMER, 2, 60, -1, 0, 0, "vector 236");	/* on a housekeeping CPU */
-	assert_int_equal(noise_build_rows(n, name_of), 0);
+	assert_int_equal(noise_build_rows(n, name_of, NULL), 0);
 	tc_noise_rows(n, &nr);
 	assert_int_equal(nr, 4);
 	r = row(n, 1, E_IPI, "flush_tlb_func");
@@ -135,7 +136,7 @@ static void test_csd_names_ipi(void **state)
 	feed(n, E_IPI, 2, 21, 1, 0x7000, 0x6000, NULL);
 	/* the queueing is used once */
 	feed(n, E_IPI, 0, 30, 1, 0x7000, 0x6000, NULL);
-	assert_int_equal(noise_build_rows(n, name_of), 0);
+	assert_int_equal(noise_build_rows(n, name_of, NULL), 0);
 	assert_int_equal(row(n, 1, E_IPI, "flush_tlb_func")->count, 1);
 	assert_string_equal(row(n, 1, E_IPI, "flush_tlb_func")->callsite, "f6000");
 	assert_int_equal(row(n, 1, E_IPI, "f7000")->count, 2);
@@ -173,7 +174,7 @@ static void test_vector_causes(void **state)
 	feed(n, E_CFS, 1, 600, -1, 0, 0, "vector 251");
 	feed(n, E_TLB, 1, 601, -1, 0, 0, "remote shootdown");
 	assert_int_equal(noise_flush_pending(n), 0);
-	assert_int_equal(noise_build_rows(n, name_of), 0);
+	assert_int_equal(noise_build_rows(n, name_of, NULL), 0);
 	assert_int_equal(row(n, 1, E_CFS, "tlb_flush: remote shootdown")->count, 2);
 	assert_int_equal(row(n, 1, E_CFS, "tlb_flush: remote shootdown")->first_ns, 100);
 	assert_int_equal(row(n, 1, E_CFS, "tlb_flush: remote shootdown")->last_ns, 600);
@@ -204,7 +205,7 @@ static void test_rows_sorted(void **state)
 		feed(n, E_SWITCH, (seed >> 40) & 1 ? 1 : 3, (uint64_t)i, -1, 0, 0,
 		     comm[(seed >> 33) % 3]);
 	}
-	assert_int_equal(noise_build_rows(n, name_of), 0);
+	assert_int_equal(noise_build_rows(n, name_of, NULL), 0);
 	rows = tc_noise_rows(n, &nr);
 	assert_int_equal(nr, 6);
 	for (i = 1; i < nr; i++) {
