@@ -21,6 +21,7 @@
 
 #include <tracefs.h>
 
+#include <tracecost/compiler.h>
 #include <tracecost/noise.h>
 #include <tracecost/tracefs.h>
 
@@ -228,7 +229,7 @@ int tc_noise_new(struct tc_noise **np, struct tc_tracefs *t, const int *cpus, in
 		return err;
 	n = *np;
 	n->t = t;
-	for (i = 0; i < sizeof(defaults) / sizeof(defaults[0]) && !err; i++) {
+	for (i = 0; i < TC_ARRAY_SIZE(defaults) && !err; i++) {
 		/* sender-side IPI events first; the csd/irq ones follow */
 		if (i == 2 && !n->nr_ev && have_event(n, "ipi", "ipi_raise"))
 			err = noise_add_event(n, "ipi", "ipi_raise", TC_NOISE_IPI_RAISE);
@@ -784,7 +785,7 @@ static int on_record(struct tep_event *ev, struct tep_record *rec, int cpu, void
 	}
 	case TC_NOISE_OTHER:
 		r.str = "-";
-		for (i = 0; i < (int)(sizeof(other_fields) / sizeof(other_fields[0])); i++) {
+		for (i = 0; i < (int)TC_ARRAY_SIZE(other_fields); i++) {
 			f = tep_find_field(ev, other_fields[i]);
 			if (!f)
 				continue;

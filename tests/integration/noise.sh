@@ -137,6 +137,16 @@ check "$tmp/spin.json" '.noise.targets[0].cpu == 0 and .noise.load == "none" and
 	.noise.targets[0].loop.kind == "spin" and .noise.targets[0].loop.loops > 0' \
 	"spin.json: CPU 0, no load, spin loop counted"
 
+"$TC" noise --cpus 1 --housekeeping 0 --duration 1s --load none \
+	--events sched:sched_wakeup,timer:hrtimer_expire_entry --json "$tmp/ev.json" >"$tmp/ev.out" 2>&1 &&
+	ok "--events and --housekeeping: exit 0" || not_ok "--events: $(tail -3 "$tmp/ev.out")"
+check "$tmp/ev.json" '.noise.housekeeping == [0] and
+	([.noise.events[] | select(.name == "sched_wakeup" or .name == "hrtimer_expire_entry") |
+	  .filter | test("CPU")] | length == 2)' "--events: both added, filtered to the target"
+check "$tmp/ev.json" '[.noise.targets[0].counts[] | select(.event == "timer:hrtimer_expire_entry")] |
+	length > 0 and all(.cause | test("^[a-z_][a-z0-9_.]*$"))' \
+	"--events: hrtimer expiries on CPU 1 grouped by function name ($(jq -c '[.noise.targets[0].counts[] | select(.event == "timer:hrtimer_expire_entry") | .cause] | .[0:3]' "$tmp/ev.json" 2>/dev/null))"
+
 "$TC" noise --cpus 1 --duration 2s --json "$tmp/builtin.json" >"$tmp/builtin.out" 2>&1 &&
 	ok "--load builtin (default): exit 0" || not_ok "--load builtin: $(tail -3 "$tmp/builtin.out")"
 if command -v stress-ng >/dev/null; then
