@@ -30,21 +30,24 @@ ok() { pass=$((pass + 1)); echo "ok   - $1"; }
 not_ok() { fail=$((fail + 1)); echo "FAIL - $1"; }
 # shellcheck source=tests/integration/tracefs-lib.sh
 . "$here/tracefs-lib.sh"
-# Other tracecost runs on a shared machine (other worktrees' tests) come and
-# go with their instances: leave out the instances of live processes that are
-# not this binary. Instances of dead processes stay (a leftover of ours shows).
-others() {
-	for d in /proc/[0-9]*; do
-		[ "$(readlink "$d/exe" 2>/dev/null)" = "$TC" ] && continue
-		[ -r "$d/cmdline" ] && tr '\0' ' ' <"$d/cmdline" 2>/dev/null | grep -q tracecost &&
-			echo "tracecost-${d#/proc/}"
-	done
+# Other runs on a shared machine (other worktrees' tests) come and go with
+# their instances: look at the top-level settings and at the instances of the
+# runs this script started (their pids are in $tmp/ours), and at no other.
+: >"$tmp/ours"
+tc() { # tc ARGS...: run tracecost, note its pid
+	"$TC" "$@" &
+	_p=$!
+	echo "$_p" >>"$tmp/ours"
+	wait "$_p"
 }
 snap_mine() {
-	snap | awk -v skip="$(others | tr '\n' ' ')" '
-		BEGIN { n = split(skip, a, " "); for (i = 1; i <= n; i++) s[a[i]] = 1 }
-		/^== / { drop = 0; for (k in s) if (index($0, "instances/" k "/")) drop = 1 }
-		!drop && !($0 in s)'
+	snap | awk -v ours="$(tr '\n' ' ' <"$tmp/ours")" '
+		BEGIN { n = split(ours, a, " "); for (i = 1; i <= n; i++) mine["tracecost-" a[i]] = 1 }
+		/^== / { blk = $0; drop = 0 }
+		/^== instances\// { name = $2; sub(/^instances\//, "", name); sub(/\/$/, "", name)
+				    drop = !(name in mine) }
+		blk == "== instances" && !/^== / && !($0 in mine) { next }
+		!drop'
 }
 check() { # check FILE JQ-EXPR DESC (jq 1.6 -e passes an empty file: refuse it)
 	if [ -s "$1" ] && jq -e "$2" "$1" >/dev/null 2>&1; then ok "$3"; else not_ok "$3"; fi
@@ -67,7 +70,7 @@ mounted >"$tmp/mnt0"
 expect_usage() {
 	desc=$1; shift
 	rm -rf "$tmp/out"; mkdir -p "$tmp/out"
-	(cd "$tmp/out" && "$TC" noise "$@" >"$tmp/stdout" 2>"$tmp/stderr")
+	(cd "$tmp/out" && tc noise "$@" >"$tmp/stdout" 2>"$tmp/stderr")
 	rc=$?
 	lines=$(wc -l <"$tmp/stderr")
 	snap_mine >"$tmp/snap1"
@@ -103,7 +106,7 @@ expect_usage "stray argument" --cpus 1 stray
 expect_usage "--json in a missing directory" --cpus 1 --json /nonexistent/dir/x.json
 
 # ---- runs on the host: --cpus 1 is not isolated here ---------------------
-"$TC" noise --cpus 1 --duration 2s --load tlb --json "$tmp/tlb.json" >"$tmp/tlb.out" 2>"$tmp/tlb.err"
+tc noise --cpus 1 --duration 2s --load tlb --json "$tmp/tlb.json" >"$tmp/tlb.out" 2>"$tmp/tlb.err"
 rc=$?
 [ $rc -eq 0 ] && ok "noise --cpus 1 --load tlb: exit 0" || not_ok "noise --load tlb: rc=$rc $(cat "$tmp/tlb.err")"
 grep -q "CPU 1 is not isolated" "$tmp/tlb.err" && grep -q "^CPU 1: not isolated" "$tmp/tlb.out" &&
@@ -130,14 +133,14 @@ if has_instance "tracecost-$(jq -r .noise.instance "$tmp/tlb.json")"; then
 	not_ok "the instance is still there"
 fi
 
-"$TC" noise --cpus 0 --duration 1s --load none --measure spin --json "$tmp/spin.json" \
+tc noise --cpus 0 --duration 1s --load none --measure spin --json "$tmp/spin.json" \
 	>"$tmp/spin.out" 2>&1 && ok "--cpus 0 --load none --measure spin: exit 0" ||
 	not_ok "--measure spin: $(tail -3 "$tmp/spin.out")"
 check "$tmp/spin.json" '.noise.targets[0].cpu == 0 and .noise.load == "none" and
 	.noise.targets[0].loop.kind == "spin" and .noise.targets[0].loop.loops > 0' \
 	"spin.json: CPU 0, no load, spin loop counted"
 
-"$TC" noise --cpus 1 --housekeeping 0 --duration 1s --load none \
+tc noise --cpus 1 --housekeeping 0 --duration 1s --load none \
 	--events sched:sched_wakeup,timer:hrtimer_expire_entry --json "$tmp/ev.json" >"$tmp/ev.out" 2>&1 &&
 	ok "--events and --housekeeping: exit 0" || not_ok "--events: $(tail -3 "$tmp/ev.out")"
 check "$tmp/ev.json" '.noise.housekeeping == [0] and
@@ -147,7 +150,7 @@ check "$tmp/ev.json" '[.noise.targets[0].counts[] | select(.event == "timer:hrti
 	length > 0 and all(.cause | test("^[a-z_][a-z0-9_.]*$"))' \
 	"--events: hrtimer expiries on CPU 1 grouped by function name ($(jq -c '[.noise.targets[0].counts[] | select(.event == "timer:hrtimer_expire_entry") | .cause] | .[0:3]' "$tmp/ev.json" 2>/dev/null))"
 
-"$TC" noise --cpus 1 --duration 2s --json "$tmp/builtin.json" >"$tmp/builtin.out" 2>&1 &&
+tc noise --cpus 1 --duration 2s --json "$tmp/builtin.json" >"$tmp/builtin.out" 2>&1 &&
 	ok "--load builtin (default): exit 0" || not_ok "--load builtin: $(tail -3 "$tmp/builtin.out")"
 if command -v stress-ng >/dev/null; then
 	check "$tmp/builtin.json" '.noise.load == "builtin" and (.noise.load_detail | test("stress-ng"))' \
@@ -160,7 +163,7 @@ pgrep -f "stress-ng --quiet --taskset" >/dev/null && not_ok "stress-ng still run
 	ok "no load process left"
 
 marker=$((1000000 + $$))
-"$TC" noise --cpus 1 --duration 1s -- sleep "$marker" >"$tmp/cmd.out" 2>&1 &&
+tc noise --cpus 1 --duration 1s -- sleep "$marker" >"$tmp/cmd.out" 2>&1 &&
 	ok "a load command after --: exit 0" || not_ok "load command: $(tail -3 "$tmp/cmd.out")"
 pgrep -f "sleep $marker" >/dev/null && not_ok "the load command still runs" ||
 	ok "the load command was stopped at the end"
@@ -198,6 +201,7 @@ cmp -s "$tmp/snap0" "$tmp/snap1" && [ ! -e "$STATE" ] && ok "after the runs: tra
 for sig in INT TERM HUP; do
 	"$TC" noise --cpus 1 --duration 60s --load tlb --json "$tmp/sig.json" >/dev/null 2>"$tmp/sig.err" &
 	pid=$!
+	echo "$pid" >>"$tmp/ours"
 	if wait_instance "tracecost-$pid" $pid; then
 		grep -q "\"tracecost-$pid\"" "$STATE" && ok "SIG$sig: the state file names instance tracecost-$pid" ||
 			not_ok "SIG$sig: the state file does not name the instance"
@@ -224,6 +228,7 @@ setsid sh -c 'echo $$ >"$1"; exec "$2" noise --cpus 1 --duration 60s' sh "$tmp/p
 i=0
 while [ ! -s "$tmp/pg" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 bg=$(cat "$tmp/pg")
+echo "$bg" >>"$tmp/ours"
 if wait_instance "tracecost-$bg" "$bg"; then
 	sleep 0.5
 	kill -9 -"$bg"
@@ -232,7 +237,7 @@ if wait_instance "tracecost-$bg" "$bg"; then
 	has_instance "tracecost-$bg" && [ -e "$STATE" ] && ok "kill -9: instance and state file left behind" ||
 		not_ok "kill -9: nothing left to restore?"
 	bg=""
-	"$TC" noise --cpus 1 --duration 1s >"$tmp/stale.out" 2>"$tmp/stale.err"
+	tc noise --cpus 1 --duration 1s >"$tmp/stale.out" 2>"$tmp/stale.err"
 	rc=$?
 	[ $rc -eq 1 ] && grep -q "run 'tracecost restore'" "$tmp/stale.err" && [ ! -s "$tmp/stale.out" ] &&
 		ok "stale state: the next noise run refuses" || not_ok "stale state: rc=$rc $(cat "$tmp/stale.err")"
