@@ -816,10 +816,16 @@ int tc_noise_drain(struct tc_noise *n)
 	if (!n->started)
 		return set_err(n, -ENOENT, "not started");
 	n->err[0] = 0;
-	if (tracefs_iterate_raw_events(n->tep, n->inst, NULL, 0, on_record, n))
-		return n->err[0] ? -ENOMEM :
-			set_err(n, -EIO, "reading the buffer of instance %s failed",
-				tc_tracefs_instance_name(n->t));
+	errno = 0;
+	if (tracefs_iterate_raw_events(n->tep, n->inst, NULL, 0, on_record, n)) {
+		int e = errno;
+
+		if (n->err[0])
+			return -ENOMEM;
+		return set_err(n, e == EINTR ? -EINTR : -EIO,
+			       "reading the buffer of instance %s failed: %s",
+			       tc_tracefs_instance_name(n->t), e ? strerror(e) : "no detail");
+	}
 	return 0;
 }
 

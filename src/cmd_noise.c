@@ -879,12 +879,13 @@ static void fail_run(struct noise_run *d, const char *what, const char *detail)
 
 	snprintf(msg, sizeof(msg), "%s%s", what, detail);
 	halt_all(d);
-	if (d->n)
-		tc_noise_stop(d->n);
 	if (tc_cli_stop) {
+		/* the supervisor removes the instance: be gone within its 10 s */
 		fprintf(stderr, "tracecost: interrupted; nothing written\n");
 		exit(TC_EXIT_INTERRUPTED);
 	}
+	if (d->n)
+		tc_noise_stop(d->n);
 	tc_cli_fail("%s", msg);
 }
 
@@ -967,12 +968,18 @@ static int measure(void *arg)
 		if (d->loops[i].err)
 			fail_run(d, "a loop thread could not be pinned to ", "its target CPU");
 	}
-	err = tc_noise_stop(d->n);
-	stop_load(d);
 	if (tc_cli_stop) {
+		/*
+		 * Nothing to report: no last drain, no symbol names; the
+		 * supervisor removes the instance (it kills this process 10 s
+		 * after the signal, and disabling the events is slow under TCG).
+		 */
+		stop_load(d);
 		fprintf(stderr, "tracecost: interrupted; nothing written\n");
 		return TC_EXIT_INTERRUPTED;
 	}
+	err = tc_noise_stop(d->n);
+	stop_load(d);
 	if (err)
 		tc_cli_fail("%s", tc_noise_error(d->n));
 	clock_gettime(CLOCK_REALTIME, &d->end);
