@@ -315,7 +315,11 @@ static void add_chunk(struct loop *l, double v)
 	int i;
 
 	if (l->nr_chunk == MAX_CHUNKS) {
-		/* fold adjacent pairs: chunks of twice the calls, same statistics */
+		/*
+		 * fold adjacent pairs into chunks of twice the time: the mean of
+		 * two time-boxed chunks' ns per call (equal weights: their
+		 * lengths differ by at most one batch)
+		 */
 		for (i = 0; i < MAX_CHUNKS / 2; i++)
 			l->chunk[i] = (l->chunk[2 * i] + l->chunk[2 * i + 1]) / 2;
 		l->nr_chunk = MAX_CHUNKS / 2;
