@@ -71,7 +71,7 @@ RUN_ARGS	?= --runs 5 --repeat 2 --samples 300000
 
 .PHONY: all run check check-unit check-san check-integration bench deps clean asm \
 	check-kernel deps-kernel check-kernel-if-available check-fuzz kernels deps-kernels \
-	check-kernel-debug
+	check-kernel-debug check-noise-vm check-noise-vm-if-available
 all: $(TRACECOST) $(UNIT_BINS)
 
 $(O)/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h) Makefile
@@ -142,6 +142,7 @@ check-integration: $(TRACECOST)
 	@sh tests/integration/system.sh $(TRACECOST)
 	@sh tests/integration/compare.sh $(TRACECOST)
 	@sh tests/integration/runs.sh $(TRACECOST)
+	@sh tests/integration/noise.sh $(TRACECOST)
 
 check: deps
 	@$(MAKE) --no-print-directory all
@@ -150,6 +151,7 @@ check: deps
 	@$(MAKE) --no-print-directory check-san
 	@$(MAKE) --no-print-directory check-fuzz
 	@$(MAKE) --no-print-directory check-kernel-if-available
+	@$(MAKE) --no-print-directory check-noise-vm-if-available
 	@echo "check: all test groups passed"
 
 # A static tracecost for the QEMU initramfs (no shared libraries there).
@@ -193,6 +195,17 @@ check-kernel-if-available:
 	@if sh scripts/deps.sh --check kernel && sh scripts/deps.sh --check kernels; then \
 		$(MAKE) --no-print-directory check-kernel-debug; \
 	else echo "check-kernel-debug: skipped (run 'make deps-kernel deps-kernels' as root to install QEMU and linux-source-6.1)"; fi
+
+# tracecost noise on an isolated CPU: Debian's kernel under QEMU -smp 2 with
+# nohz_full=1 isolcpus=nohz,domain,1 rcu_nocbs=1 (tests/vm/noise.sh).
+check-noise-vm: deps-kernel
+	@$(MAKE) --no-print-directory $(O)/tracecost-static $(TRACECOST)
+	@sh tests/vm/noise.sh $(O)
+
+check-noise-vm-if-available:
+	@if sh scripts/deps.sh --check kernel; then \
+		$(MAKE) --no-print-directory check-noise-vm; \
+	else echo "check-noise-vm: skipped (run 'make deps-kernel' as root to install QEMU and the kernel packages)"; fi
 
 # libFuzzer (clang) on the result reader and the comparison behind it, for
 # FUZZ_SECONDS, from the seed corpus in tests/fuzz/; inputs that once

@@ -10,6 +10,7 @@
 #define TC_CLI_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #define TC_EXIT_OK		0
@@ -89,6 +90,10 @@ int tc_cli_runs(const char *suite, unsigned int runs, int argc, char **argv);
 int suite_user_run(int argc, char **argv);
 int suite_kernel_run(int argc, char **argv);
 int suite_system_run(int argc, char **argv);
+/* tracecost noise (src/cmd_noise.c); compare of its files (src/cmd_compare_noise.c) */
+int cmd_noise(int argc, char **argv);
+bool compare_noise_wanted(int argc, char **argv);
+int cmd_compare_noise(int argc, char **argv);
 /* tracecost restore (src/cmd_restore.c) */
 int cmd_restore(int argc, char **argv);
 

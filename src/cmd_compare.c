@@ -1060,6 +1060,9 @@ int cmd_compare(int argc, char **argv)
 	double *freq, *scale;
 	int first, n, i, err;
 
+	/* noise result files: their own comparison (src/cmd_compare_noise.c) */
+	if (compare_noise_wanted(argc, argv))
+		return cmd_compare_noise(argc, argv);
 	first = parse(argc, argv, &o);
 	n = tc_cli_columns_load(argc - first, argv + first, o.nr_labels, o.labels, &col);
 	cc = calloc((size_t)n, sizeof(*cc));

@@ -26,6 +26,7 @@ static const struct tc_command commands[] = {
 	{ "compare", "result files side by side: tracecost compare FILE[:CONFIG]...", cmd_compare },
 	{ "size", "binary size impact: tracecost size ELF... [--symbols PATTERN]", cmd_size },
 	{ "plot", "latency distributions: tracecost plot FILE[:CONFIG]... --out F.svg", cmd_plot },
+	{ "noise", "what interrupts isolated CPUs: tracecost noise --cpus LIST [options]", cmd_noise },
 	{ "restore", "put back tracing settings after a killed run: tracecost restore", cmd_restore },
 };
 

@@ -90,6 +90,12 @@ while IFS= read -r cmd; do
 			continue
 		fi ;;
 	"tracecost restore"*) want='restore' ;;
+	"tracecost noise"*)
+		want='IPIs'
+		if [ "$(id -u)" -ne 0 ] || [ "$(getconf _NPROCESSORS_ONLN)" -lt 2 ]; then
+			echo "skip - man EXAMPLES $n: $cmd (needs root and two CPUs)"
+			continue
+		fi ;;
 	esac
 	if (cd "$tmp/ex" && "$TC" "$@" >"$tmp/ex.out" 2>"$tmp/ex.err") &&
 	   { [ -z "$want" ] || grep -q "$want" "$tmp/ex.out"; }; then

@@ -1,0 +1,121 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# make check-noise-vm: boot Debian's kernel under QEMU (TCG) with -smp 2 and
+# CPU 1 isolated (nohz_full=1 isolcpus=nohz,domain,1 rcu_nocbs=1), with a
+# busybox initramfs holding a static tracecost, run "tracecost noise" there
+# (tests/vm/noise-init.sh) and assert on what comes back: with a load that
+# forces TLB-shootdown IPIs to CPU 1, a non-zero IPI count on CPU 1 grouped by
+# a cause that names the flush; with --load none, a complete per-CPU report;
+# tracefs as it was, after a normal end and after SIGINT; bad CPU lists exit 2.
+# Same approach as tests/vm/run.sh (kernel image, initramfs); no thresholds
+# from single runs, no absolute times (TCG).
+# Usage: tests/vm/noise.sh BUILD_DIR   (BUILD_DIR/tracecost-static must exist)
+set -u
+O=$(readlink -f "$1")
+top=$(cd "$(dirname "$0")/../.." && pwd)
+vm=$O/vm-noise
+mkdir -p "$vm"
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok   - $1"; }
+not_ok() { fail=$((fail + 1)); echo "FAIL - $1"; }
+die() { echo "check-noise-vm: $*" >&2; exit 1; }
+
+# The kernel: the release of Debian's linux-headers-amd64 and its image.
+kver=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null |
+	sed -n 's/.*linux-headers-\([0-9][^ ,]*-amd64\).*/\1/p')
+[ -n "$kver" ] || die "linux-headers-amd64 is not installed (make deps-kernel)"
+vmlinuz=/boot/vmlinuz-$kver
+for v in "$vmlinuz" "$O/vm/image/boot/vmlinuz-$kver" "$vm/image/boot/vmlinuz-$kver"; do
+	[ -r "$v" ] && { vmlinuz=$v; break; }
+done
+if [ ! -r "$vmlinuz" ]; then
+	# unpack the image package; its postinst (initramfs, grub) never runs
+	vmlinuz=$vm/image/boot/vmlinuz-$kver
+	(cd "$vm" && rm -f linux-image-*.deb && apt-get download "linux-image-$kver" >/dev/null 2>&1) ||
+		die "cannot download linux-image-$kver (apt-get download)"
+	dpkg-deb -x "$vm"/linux-image-"$kver"_*.deb "$vm/image" || die "dpkg-deb -x failed"
+fi
+echo "check-noise-vm: kernel $kver, $vmlinuz"
+
+root=$vm/root
+rm -rf "$root"
+mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/tmp" "$root/run"
+cp /bin/busybox "$root/bin/busybox"
+cp "$O/tracecost-static" "$root/tracecost"
+cp "$top/tests/vm/noise-init.sh" "$root/init"
+chmod +x "$root/init"
+(cd "$root" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$vm/initrd.gz"
+
+rm -f "$vm/console" "$vm/data"
+timeout 600 qemu-system-x86_64 -accel tcg -smp 2 -m 1024 -nodefaults -display none \
+	-no-reboot -kernel "$vmlinuz" -initrd "$vm/initrd.gz" \
+	-append "console=ttyS0 panic=-1 oops=panic nohz_full=1 isolcpus=nohz,domain,1 rcu_nocbs=1" \
+	-serial "file:$vm/console" -serial "file:$vm/data"
+rc=$?
+tr -d '\r' <"$vm/data" >"$vm/data.txt"
+[ "$rc" -eq 124 ] && not_ok "timeout after 600 s" || ok "booted and powered off"
+grep -q '^@@START .*nohz_full=1$' "$vm/data.txt" && ok "guest: CPU 1 is nohz_full" ||
+	not_ok "guest: nohz_full is not CPU 1: $(grep '^@@START' "$vm/data.txt")"
+grep -q '^@@DONE' "$vm/data.txt" && ok "guest script completed" ||
+	not_ok "guest script did not complete (console: $vm/console)"
+if grep -E 'Kernel panic|Oops|WARNING:|BUG:|soft lockup|Call Trace' "$vm/console" >"$vm/bad"; then
+	not_ok "console log clean: $(head -3 "$vm/bad")"
+else
+	ok "console log has no panic, oops, WARNING or lockup"
+fi
+grep '^TEST ' "$vm/data.txt" | while read -r _ name res detail; do
+	echo "$name $res $detail"
+done >"$vm/tests"
+while read -r name res detail; do
+	[ "$res" = ok ] && ok "guest: $name" || not_ok "guest: $name: $detail"
+done <"$vm/tests"
+
+extract() { # extract NAME: the file the guest sent between markers
+	awk -v f="$1" '$0 == "@@BEGIN " f { on = 1; next } /^@@END/ { on = 0 } on' "$vm/data.txt" >"$vm/$1"
+}
+jqcheck() { # jqcheck FILE EXPR DESC (jq 1.6 -e passes an empty file: refuse it here)
+	if [ -s "$1" ] && jq -e "$2" "$1" >/dev/null 2>&1; then ok "$3"; else not_ok "$3"; fi
+}
+
+extract tlb.txt
+sed 's/^/  | /' "$vm/tlb.txt"
+if extract tlb.json && [ -s "$vm/tlb.json" ] && jq -e . "$vm/tlb.json" >/dev/null 2>&1; then
+	f=$vm/tlb.json
+	jqcheck "$f" '.suite == "noise" and .file_version == 1 and .cpus == [1]' \
+		"tlb.json: a noise result for CPU 1"
+	jqcheck "$f" '.noise.targets[0].isolated and (.noise.targets[0].isolation | test("nohz_full"))' \
+		"tlb.json: CPU 1 reported isolated ($(jq -r '.noise.targets[0].isolation' "$f"))"
+	jqcheck "$f" '.noise.targets[0].ipis > 0' \
+		"tlb.json: IPIs to CPU 1: $(jq -r '.noise.targets[0].ipis' "$f") ($(jq -r .noise.ipis_counted "$f"))"
+	ipi_events=$(jq -c '[.noise.events[] | select(.ipi) | "\(.system):\(.name)"]' "$f")
+	jqcheck "$f" "[.noise.targets[0].counts[] | select(.event as \$e | $ipi_events | index(\$e)) |
+		select(.count > 0 and (.cause | test(\"flush\")))] | length > 0" \
+		"tlb.json: an IPI count on CPU 1 grouped by a cause naming the flush: $(jq -c "[.noise.targets[0].counts[] | select(.event as \$e | $ipi_events | index(\$e)) | {event, cause, count}] | .[0:3]" "$f")"
+	jqcheck "$f" '.noise.targets[0].loop.kind == "getpid" and .noise.targets[0].loop.calls > 0 and
+		.noise.targets[0].loop.ns_per_call.median > 0' "tlb.json: getpid figures beside the counts"
+	jqcheck "$f" '[.noise.events[] | select(.system != "ipi" or .filter != "") | .filter | length > 0] | all' \
+		"tlb.json: every target-side event filtered in the kernel"
+	jqcheck "$f" '.noise.events_lost == 0' "tlb.json: no event lost"
+else
+	not_ok "tlb.json came back as JSON"
+fi
+if extract none.json && [ -s "$vm/none.json" ] && jq -e . "$vm/none.json" >/dev/null 2>&1; then
+	jqcheck "$vm/none.json" '.noise.load == "none" and (.noise.targets | length) == 1 and
+		.noise.targets[0].cpu == 1 and (.noise.targets[0].counts | type) == "array" and
+		.noise.targets[0].loop.calls > 0' \
+		"none.json: --load none completes with a row for CPU 1 ($(jq -c '[.noise.targets[0].counts[] | {event, cause, count}] | .[0:4]' "$vm/none.json"))"
+	if [ -x "$O/tracecost" ] && "$O/tracecost" compare "$vm/none.json" "$vm/tlb.json" \
+		--label none --label tlb >"$vm/compare.txt" 2>&1; then
+		grep -q "more" "$vm/compare.txt" && ok "compare reads both files: tlb has more" ||
+			not_ok "compare: no 'more' verdict: $(head -20 "$vm/compare.txt")"
+	else
+		not_ok "compare none.json tlb.json: $(head -3 "$vm/compare.txt" 2>/dev/null)"
+	fi
+else
+	not_ok "none.json came back as JSON"
+fi
+
+echo "check-noise-vm: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
