@@ -63,6 +63,21 @@ LIBSUBJ		:= $(O)/libsubjects.a
 LIBWL		:= $(O)/libworkloads.a
 TRACECOST	:= $(O)/tracecost
 
+# Quiet by default, as Kbuild: one "  CC      lib/hist.o" line per step;
+# V=1 prints the full command lines (and every test line of make check).
+V		?= 0
+ifeq ($(V),1)
+Q		:=
+quiet		= @true
+else
+Q		:= @
+quiet		= @printf '  %-7s %s\n'
+endif
+# make check: one line per stage with its time, the stage's output in
+# $(O)/log/STAGE.log (printed when the stage fails; V=1 shows it live).
+STAGE		= @V=$(V) sh scripts/stage.sh $(O)/log
+export V
+
 # User-suite defaults for `make run`; override: make run RUN_ARGS="--samples 10000000"
 RUN_ARGS	?=
 
@@ -72,7 +87,11 @@ all: $(TRACECOST) $(UNIT_BINS)
 
 $(O)/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h) Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(quiet) CC $(@:$(O)/%=%)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# helpers.o of the unit tests is kept (no "rm" line after every build)
+.SECONDARY:
 
 subj_cfg_stock	:= -DTC_SUBJECT_HOOKS=0 -DTC_SUBJECT_PROBES=0
 subj_cfg_call	:= -DTC_SUBJECT_HOOKS=1 -DTC_SUBJECT_PROBES=0
@@ -87,38 +106,46 @@ subj_cfg_staticp := -DTC_SUBJECT_HOOKS=2 -DTC_SUBJECT_PROBES=1
 SUBJ_ALIGN	:= -falign-functions=64 -falign-loops=64
 $(O)/subjects/toggle_%.o: subjects/toggle_subject.c $(wildcard include/tracecost/*.h) Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SUBJ_ALIGN) $(subj_cfg_$*) -DTC_SUBJECT_ID=$* -c $< -o $@
+	$(quiet) CC $(@:$(O)/%=%)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SUBJ_ALIGN) $(subj_cfg_$*) -DTC_SUBJECT_ID=$* -c $< -o $@
 
 $(LIBTC): $(LIB_OBJS)
 	@rm -f $@
-	$(AR) rcs $@ $^
+	$(quiet) AR $(@:$(O)/%=%)
+	$(Q)$(AR) rcs $@ $^
 
 $(LIBSUBJ): $(SUBJECT_OBJS)
 	@rm -f $@
-	$(AR) rcs $@ $^
+	$(quiet) AR $(@:$(O)/%=%)
+	$(Q)$(AR) rcs $@ $^
 
 $(WORKLOAD_OBJS): $(wildcard workloads/*.h)
 
 $(LIBWL): $(WORKLOAD_OBJS)
 	@rm -f $@
-	$(AR) rcs $@ $^
+	$(quiet) AR $(@:$(O)/%=%)
+	$(Q)$(AR) rcs $@ $^
 
 # Code size of each configuration, read from the built objects.
 SIZE_OBJ	:= $(O)/gen/subject_size.o
 $(O)/gen/subject_size.c: $(SUBJECT_OBJS) scripts/subject-size.sh
 	@mkdir -p $(dir $@)
-	sh scripts/subject-size.sh $(SUBJECT_OBJS) > $@.tmp && mv $@.tmp $@
+	$(quiet) GEN $(@:$(O)/%=%)
+	$(Q)sh scripts/subject-size.sh $(SUBJECT_OBJS) > $@.tmp && mv $@.tmp $@
 
 $(SIZE_OBJ): $(O)/gen/subject_size.c src/size_table.h
-	$(CC) $(ALL_CFLAGS) -Isrc -c $< -o $@
+	$(quiet) CC $(@:$(O)/%=%)
+	$(Q)$(CC) $(ALL_CFLAGS) -Isrc -c $< -o $@
 
 $(TRACECOST): $(CLI_OBJS) $(SUBJECT_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC)
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(SUBJECT_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC) $(LDLIBS) \
+	$(quiet) LD $(@:$(O)/%=%)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(SUBJECT_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC) $(LDLIBS) \
 		$(ELF_LIBS)
 
 $(O)/tests/%: tests/unit/%.c $(UNIT_COMMON) $(LIBSUBJ) $(LIBWL) $(LIBTC)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_COMMON) $(LIBSUBJ) $(LIBWL) $(LIBTC) $(LDLIBS) -lcmocka $(LDFLAGS)
+	$(quiet) LD $(@:$(O)/%=%)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_COMMON) $(LIBSUBJ) $(LIBWL) $(LIBTC) $(LDLIBS) -lcmocka $(LDFLAGS)
 
 deps:
 	@sh scripts/deps.sh
@@ -139,17 +166,18 @@ check-integration: $(TRACECOST)
 	@sh tests/integration/compare.sh $(TRACECOST)
 
 check: deps
-	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory check-unit
-	@$(MAKE) --no-print-directory check-integration
-	@$(MAKE) --no-print-directory check-san
-	@$(MAKE) --no-print-directory check-fuzz
-	@$(MAKE) --no-print-directory check-kernel-if-available
+	$(STAGE) build $(MAKE) --no-print-directory all
+	$(STAGE) unit $(MAKE) --no-print-directory check-unit
+	$(STAGE) integration $(MAKE) --no-print-directory check-integration
+	$(STAGE) san $(MAKE) --no-print-directory check-san
+	$(STAGE) fuzz $(MAKE) --no-print-directory check-fuzz
+	$(STAGE) kernel $(MAKE) --no-print-directory check-kernel-if-available
 	@echo "check: all test groups passed"
 
 # A static tracecost for the QEMU initramfs (no shared libraries there).
 $(O)/tracecost-static: $(CLI_OBJS) $(SUBJECT_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC)
-	$(CC) -static -o $@ $(CLI_OBJS) $(SUBJECT_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC) \
+	$(quiet) LD $(@:$(O)/%=%)
+	$(Q)$(CC) -static -o $@ $(CLI_OBJS) $(SUBJECT_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC) \
 		-lurcu-memb -lurcu-common -ljansson -ltracefs -ltraceevent -lelf -lz -lcapstone \
 		-ldl -lm -pthread
 
@@ -179,7 +207,8 @@ FUZZ_SRCS	:= tests/fuzz/fuzz_result_read.c lib/result_read.c lib/compare.c lib/h
 
 $(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard include/tracecost/*.h) Makefile
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -std=gnu11 -g -O1 -Iinclude $(PKG_CFLAGS) \
+	$(quiet) FUZZCC $(@:$(O)/%=%)
+	$(Q)$(FUZZ_CC) -std=gnu11 -g -O1 -Iinclude $(PKG_CFLAGS) \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-o $@ $(FUZZ_SRCS) -ljansson -lm
 
