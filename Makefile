@@ -164,6 +164,7 @@ check-integration: $(TRACECOST)
 	@sh tests/integration/run.sh $(TRACECOST)
 	@sh tests/integration/system.sh $(TRACECOST)
 	@sh tests/integration/compare.sh $(TRACECOST)
+	@sh tests/integration/newuser.sh $(TRACECOST)
 
 check: deps
 	$(STAGE) build $(MAKE) --no-print-directory all
@@ -202,7 +203,7 @@ check-kernel-if-available:
 FUZZ_SECONDS	?= 60
 FUZZ_CC		?= clang
 FUZZ_BIN	:= $(O)/fuzz/fuzz_result_read
-FUZZ_SRCS	:= tests/fuzz/fuzz_result_read.c lib/result_read.c lib/compare.c lib/hist.c \
+FUZZ_SRCS	:= tests/fuzz/fuzz_result_read.c lib/result_read.c lib/file.c lib/compare.c lib/hist.c \
 		   lib/stats.c
 
 $(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard include/tracecost/*.h) Makefile

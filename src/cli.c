@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <math.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include <libgen.h>
+#include <limits.h>
 
 #include <tracecost/report.h>
 #include <tracecost/tracefs.h>
@@ -160,6 +162,18 @@ void tc_cli_format_cpus(const int *cpus, int n, char *buf, size_t len)
 	}
 }
 
+void tc_cli_check_list(const char *opt, const char *s)
+{
+	const char *p;
+
+	if (!s || !*s)
+		tc_cli_usage("%s: empty list", opt);
+	for (p = s; *p; p++)
+		if (*p == ',' && (p == s || p[1] == ',' || !p[1]))
+			tc_cli_usage("%s: empty item in '%s' (items are separated by single commas)",
+				     opt, s);
+}
+
 static int parse_cpu_number(const char *opt, const char *list, const char **p)
 {
 	long v;
@@ -182,8 +196,7 @@ int tc_cli_parse_cpus(const char *opt, const char *s, int **cpus)
 	int i, n;
 
 	CPU_ZERO(&want);
-	if (!s || !*s)
-		tc_cli_usage("%s: empty CPU list", opt);
+	tc_cli_check_list(opt, s);
 	for (;;) {
 		int a = parse_cpu_number(opt, s, &p), b = a;
 
@@ -274,8 +287,34 @@ int tc_cli_parse_format(const char *opt, const char *s, int json_ok)
 		     json_ok ? ", csv or json" : " or csv");
 }
 
+/* The kind of a kernel pseudo file system, where no output file can be created. */
+static const char *pseudo_fs(const char *dir)
+{
+	static const struct { unsigned long magic; const char *name; } fs[] = {
+		{ 0x9fa0, "proc file system" },
+		{ 0x62656572, "sysfs" },
+		{ 0x64626720, "debugfs" },
+		{ 0x74726163, "tracefs" },
+		{ 0x27e0eb, "cgroup file system" },
+		{ 0x63677270, "cgroup2 file system" },
+		{ 0x1cd1, "devpts file system" },
+		{ 0x73636673, "securityfs" },
+		{ 0xcafe4a11, "bpf file system" },
+	};
+	struct statfs sf;
+	size_t i;
+
+	if (statfs(dir, &sf))
+		return NULL;
+	for (i = 0; i < sizeof(fs) / sizeof(fs[0]); i++)
+		if ((unsigned long)sf.f_type == fs[i].magic)
+			return fs[i].name;
+	return NULL;
+}
+
 void tc_cli_check_output(const char *opt, const char *path)
 {
+	const char *pseudo;
 	char *copy, *dir, tmp[4096];
 	struct stat st;
 	int fd;
@@ -290,6 +329,10 @@ void tc_cli_check_output(const char *opt, const char *path)
 	if (!copy)
 		tc_cli_fail("out of memory");
 	dir = dirname(copy);
+	pseudo = pseudo_fs(dir);
+	if (pseudo)
+		tc_cli_usage("%s: cannot create '%s': '%s' is on a %s, where no file can be created",
+			     opt, path, dir, pseudo);
 	if (access(dir, W_OK))
 		tc_cli_usage("%s: cannot write in '%s': %s", opt, dir, strerror(errno));
 	/*
@@ -304,6 +347,41 @@ void tc_cli_check_output(const char *opt, const char *path)
 	close(fd);
 	unlink(tmp);
 	free(copy);
+}
+
+/* @path's directory resolved (symlinks, ".", "..") plus its last component */
+static int resolved_name(const char *path, char *out, size_t len)
+{
+	char *c1 = strdup(path), *c2 = strdup(path), *dir;
+	int ret = -1;
+
+	if (c1 && c2) {
+		dir = realpath(dirname(c1), NULL);
+		if (dir && snprintf(out, len, "%s/%s", dir, basename(c2)) < (int)len)
+			ret = 0;
+		free(dir);
+	}
+	free(c1);
+	free(c2);
+	return ret;
+}
+
+int tc_cli_same_file(const char *a, const char *b)
+{
+	char ra[PATH_MAX + 256], rb[PATH_MAX + 256];
+	struct stat sa, sb;
+
+	if (!strcmp(a, "-") || !strcmp(b, "-"))
+		return !strcmp(a, b);
+	if (!strcmp(a, b))
+		return 1;
+	/* both exist: the same inode (hard links, symlinks, ./x and x) */
+	if (!stat(a, &sa) && !stat(b, &sb))
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	/* not yet created: the same name in the same directory */
+	if (!resolved_name(a, ra, sizeof(ra)) && !resolved_name(b, rb, sizeof(rb)))
+		return !strcmp(ra, rb);
+	return 0;
 }
 
 int tc_cli_stale_state(void)

@@ -47,12 +47,24 @@ void tc_cli_format_cpus(const int *cpus, int n, char *buf, size_t len);
  */
 void tc_cli_bad_option(int c, char **argv, const char *help) __attribute__((noreturn));
 
+/*
+ * tc_cli_check_list() - the one rule for every comma-separated option value:
+ * not empty, no empty item (",a", "a,,b", "a,"); else exit 2 naming @opt.
+ */
+void tc_cli_check_list(const char *opt, const char *s);
+
 /* "ns" -> 0, "ticks"/"cycles" -> 1; else exit 2 naming @opt. */
 int tc_cli_parse_unit(const char *opt, const char *s);
 /* "text", "markdown", "csv" (and "json" when @json_ok) -> enum tc_table_format, or -1 for json. */
 int tc_cli_parse_format(const char *opt, const char *s, int json_ok);
 /* The directory of @path must exist and be writable ("-" is stdout): exit 2 otherwise. */
 void tc_cli_check_output(const char *opt, const char *path);
+/*
+ * Whether two output paths name the same file: the same device and inode
+ * when both exist, else the same name in the same (resolved) directory.
+ * "-" (stdout) is only the same as "-".
+ */
+int tc_cli_same_file(const char *a, const char *b);
 /* Whether an interrupted run's tracefs state file is still there (tracecost restore). */
 int tc_cli_stale_state(void);
 

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <tracecost/file.h>
 #include <tracecost/kmod.h>
 #include <tracecost/result.h>
 #include <tracecost/sysinfo.h>
@@ -99,8 +100,7 @@ static void parse_pairs(const char *s, struct kopts *o)
 
 	if (!copy)
 		tc_cli_fail("out of memory");
-	if (!*s)
-		tc_cli_usage("--pairs: empty list");
+	tc_cli_check_list("--pairs", s);
 	o->npairs = 0;
 	while ((tok = strsep(&p, ",")) != NULL) {
 		for (i = 0; i < TC_NR_KPAIRS; i++)
@@ -164,11 +164,16 @@ static void parse(int argc, char **argv, struct kopts *o)
 			else
 				tc_cli_usage("--tracepoints: '%s' is not off, on or both", optarg);
 			break;
-		case OPT_MODULE:
-			if (access(optarg, R_OK))
-				tc_cli_usage("--module: cannot read '%s': %s", optarg,
-					     strerror(errno));
+		case OPT_MODULE: {
+			char why[128];
+			int fd = tc_file_open(optarg, NULL, why, sizeof(why));
+
+			/* a FIFO is refused here, before finit_module() could block on it */
+			if (fd < 0)
+				tc_cli_usage("--module %s: %s", optarg, why);
+			close(fd);
 			o->module = optarg;
+			}
 			break;
 		case OPT_JSON:
 			tc_cli_check_output("--json", optarg);

@@ -150,8 +150,7 @@ static int parse_list(const char *opt, const char *s, unsigned int *v, int max, 
 
 	if (!copy)
 		tc_cli_fail("out of memory");
-	if (!*s || s[strlen(s) - 1] == ',')
-		tc_cli_usage("%s: '%s' is not a list of integers (e.g. 2,4,8)", opt, s);
+	tc_cli_check_list(opt, s);
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		unsigned long x;
 
@@ -177,8 +176,7 @@ static void parse_workloads(struct sys_opts *o, const char *s)
 	if (!copy)
 		tc_cli_fail("out of memory");
 	o->nr_wls = 0;
-	if (!*s || s[strlen(s) - 1] == ',')
-		tc_cli_usage("--workloads: empty name in '%s'", s);
+	tc_cli_check_list("--workloads", s);
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		const struct tc_workload *w = tc_workload_find(tok);
 
@@ -201,8 +199,46 @@ static void parse_workloads(struct sys_opts *o, const char *s)
 	free(copy);
 }
 
+/* Options of one workload each: given without it, they are ignored (a warning). */
+static const struct {
+	int opt;
+	const char *name, *workload;
+} wl_only_opts[] = {
+	{ OPT_CALLS, "--calls", "getpid" },
+	{ OPT_ROUND_TRIPS, "--round-trips", "pipe" },
+	{ OPT_RING_TRIPS, "--ring-trips", "ctxsw" },
+	{ OPT_PROCS, "--procs", "ctxsw" },
+	{ OPT_SIZES, "--sizes", "fs" },
+	{ OPT_FILES, "--files", "fs" },
+	{ OPT_DIR, "--dir", "fs" },
+	{ OPT_GROUPS, "--groups", "hackbench" },
+	{ OPT_FDS, "--fds", "hackbench" },
+	{ OPT_LOOPS, "--loops", "hackbench" },
+	{ OPT_IPC, "--ipc", "hackbench" },
+	{ OPT_TREE, "--tree", "walk" },
+};
+
+static void warn_unused_opts(const struct sys_opts *o, uint64_t given)
+{
+	size_t k;
+	int i;
+
+	for (k = 0; k < sizeof(wl_only_opts) / sizeof(wl_only_opts[0]); k++) {
+		if (!(given & (1ull << (wl_only_opts[k].opt - OPT_WORKLOADS))))
+			continue;
+		for (i = 0; i < o->nr_wls; i++)
+			if (!strcmp(o->wls[i]->name, wl_only_opts[k].workload))
+				break;
+		if (i == o->nr_wls)
+			fprintf(stderr, "tracecost: warning: %s applies to the %s workload, which "
+				"is not in --workloads: ignored\n", wl_only_opts[k].name,
+				wl_only_opts[k].workload);
+	}
+}
+
 static void parse(int argc, char **argv, struct sys_opts *o)
 {
+	uint64_t given = 0;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -211,11 +247,14 @@ static void parse(int argc, char **argv, struct sys_opts *o)
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":", long_opts, NULL)) != -1) {
+		if (c >= OPT_WORKLOADS && c < OPT_WORKLOADS + 64)
+			given |= 1ull << (c - OPT_WORKLOADS);
 		switch (c) {
 		case OPT_WORKLOADS:
 			parse_workloads(o, optarg);
 			break;
 		case OPT_PROFILES:
+			tc_cli_check_list("--profiles", optarg);
 			o->profiles = optarg;
 			break;
 		case OPT_PROFILE_FILE:
@@ -294,6 +333,7 @@ static void parse(int argc, char **argv, struct sys_opts *o)
 		for (c = 0; tc_workloads[c] && c < MAX_WORKLOADS; c++)
 			o->wls[o->nr_wls++] = tc_workloads[c];
 	}
+	warn_unused_opts(o, given);
 	if (!o->cpus)
 		o->nr_cpus = tc_cli_all_cpus(&o->cpus);
 	if (o->nr_cpus < 1)
@@ -342,8 +382,7 @@ static void resolve_profiles(struct sys_run *d)
 		free(file);	/* the profiles (and their filters) now live in d->prof */
 		return;
 	}
-	if (!*d->o.profiles || d->o.profiles[strlen(d->o.profiles) - 1] == ',')
-		tc_cli_usage("--profiles: empty name in '%s'", d->o.profiles);
+	tc_cli_check_list("--profiles", d->o.profiles);
 	copy = strdup(d->o.profiles);
 	if (!copy)
 		tc_cli_fail("out of memory");

@@ -188,8 +188,8 @@ static void parse(int argc, char **argv, struct user_opts *o)
 	}
 	if (optind < argc)
 		tc_cli_usage("unexpected argument '%s'", argv[optind]);
-	if (o->json && o->raw && !strcmp(o->json, o->raw) && strcmp(o->json, "-"))
-		tc_cli_usage("--json and --raw name the same file '%s'", o->json);
+	if (o->json && o->raw && strcmp(o->json, "-") && tc_cli_same_file(o->json, o->raw))
+		tc_cli_usage("--json '%s' and --raw '%s' name the same file", o->json, o->raw);
 	if (!o->cpus)
 		o->nr_cpus = tc_cli_all_cpus(&o->cpus);
 	if (o->nr_cpus < 1)
