@@ -41,12 +41,17 @@ void tc_cli_die(int code, const char *fmt, ...)
 	exit(code);
 }
 
+/* Set once a command polls tc_cli_stop; before that a signal exits at once. */
+static volatile sig_atomic_t polling;
+
 static void on_signal(int sig)
 {
 	tc_cli_stop = sig;
+	if (!polling)
+		_exit(TC_EXIT_INTERRUPTED);
 }
 
-void tc_cli_catch_signals(void)
+static void install_handlers(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 
@@ -54,6 +59,17 @@ void tc_cli_catch_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+}
+
+void tc_cli_early_signals(void)
+{
+	install_handlers();
+}
+
+void tc_cli_catch_signals(void)
+{
+	polling = 1;
+	install_handlers();
 }
 
 uint64_t tc_cli_parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max)
@@ -384,20 +400,35 @@ int tc_cli_same_file(const char *a, const char *b)
 	return 0;
 }
 
-int tc_cli_stale_state(void)
+int tc_cli_state(long *pid)
 {
-	return !access("/run/tracecost/state", F_OK);
+	int ret = tc_tracefs_state_owner(NULL, pid);
+
+	/* a state file we cannot read or lock: treat it as left behind */
+	return ret < 0 ? TC_STATE_STALE : ret;
 }
 
 int tc_cli_run_supervised(struct tc_tracefs *t, int (*fn)(void *arg), void *arg)
 {
 	int err, status;
 
+	/* a signal from the first millisecond on: exit 130, nothing left behind */
+	tc_cli_catch_signals();
+	if (tc_cli_stop)
+		return TC_EXIT_INTERRUPTED;
 	err = tc_tracefs_begin(t);
 	if (err == -ESTALE)
 		tc_cli_fail("%s: run 'tracecost restore' first", tc_tracefs_error(t));
 	if (err)
 		tc_cli_fail("%s", tc_tracefs_error(t));
+	if (tc_cli_stop) {
+		/* interrupted while the state file was written */
+		if (tc_tracefs_end(t))
+			tc_cli_fail("restoring tracefs failed: %s; run 'tracecost restore'",
+				    tc_tracefs_error(t));
+		tc_tracefs_close(t);
+		return TC_EXIT_INTERRUPTED;
+	}
 	/* measure in a child; this process restores tracefs however it ends */
 	err = tc_tracefs_supervise(t, fn, arg, &status);
 	if (err) {

@@ -20,6 +20,11 @@
 /* Set by SIGINT/SIGTERM/SIGHUP once tc_cli_catch_signals() ran. */
 extern volatile sig_atomic_t tc_cli_stop;
 void tc_cli_catch_signals(void);
+/*
+ * From main()'s first line: SIGINT/SIGTERM/SIGHUP exit 130 at once (not
+ * death by signal) until a command calls tc_cli_catch_signals() and polls.
+ */
+void tc_cli_early_signals(void);
 
 /* Print "tracecost: <msg>" on stderr and exit with @code. */
 void tc_cli_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
@@ -65,8 +70,12 @@ void tc_cli_check_output(const char *opt, const char *path);
  * "-" (stdout) is only the same as "-".
  */
 int tc_cli_same_file(const char *a, const char *b);
-/* Whether an interrupted run's tracefs state file is still there (tracecost restore). */
-int tc_cli_stale_state(void);
+/*
+ * Whether a run's tracefs state file is there (TC_STATE_NONE), held by a
+ * running tracecost (TC_STATE_LIVE) or left by an interrupted one
+ * (TC_STATE_STALE: tracecost restore); *@pid is the run's pid or 0.
+ */
+int tc_cli_state(long *pid);
 
 struct tc_tracefs;
 /**

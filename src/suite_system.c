@@ -943,8 +943,11 @@ int suite_system_run(int argc, char **argv)
 	static struct sys_run d;
 	char msg[256];
 	bool tracefs_cols = false;
+	long pid;
 	int i;
 
+	/* Ctrl-C from the first millisecond: exit 130, nothing written */
+	tc_cli_catch_signals();
 	parse(argc, argv, &d.o);
 	resolve_profiles(&d);
 	for (i = 0; i < d.o.nr_wls; i++) {
@@ -953,9 +956,16 @@ int suite_system_run(int argc, char **argv)
 	}
 	check_profiles(&d);
 	/* an interrupted run may still be tracing: no baseline is valid until restored */
-	if (tc_cli_stale_state())
-		tc_cli_fail("the state file of an interrupted run is still there (tracing it set up may "
-			    "still be on): run 'tracecost restore' first");
+	switch (tc_cli_state(&pid)) {
+	case TC_STATE_LIVE:
+		tc_cli_fail("another tracecost run (pid %ld) holds %s/lock and is tracing now: "
+			    "wait for it to end", pid, TC_TRACEFS_STATE_DIR);
+	case TC_STATE_STALE:
+		tc_cli_fail("the state file of an interrupted run (pid %ld) is still there (tracing "
+			    "it set up may still be on): run 'tracecost restore' first", pid);
+	}
+	if (tc_cli_stop)
+		tc_cli_die(TC_EXIT_INTERRUPTED, "interrupted; nothing written");
 	for (i = 0; i < d.nr_prof; i++)
 		if (needs_tracefs(&d.prof[i]) && d.prof[i].available)
 			tracefs_cols = true;

@@ -26,6 +26,8 @@
 #include <tracecost/stats.h>
 #include <tracecost/sysinfo.h>
 
+#include <tracecost/tracefs.h>
+
 #include "cli.h"
 #include "pair_report.h"
 #include "size_table.h"
@@ -541,11 +543,20 @@ int suite_user_run(int argc, char **argv)
 	struct tc_sampler_config cfg;
 	uint64_t *irq0, *irq1;
 	int i, c, err, maxcpu;
+	long pid;
 
 	parse(argc, argv, &o);
-	if (tc_cli_stale_state())
-		fprintf(stderr, "tracecost: warning: an interrupted run left tracing set up"
-			" (/run/tracecost/state): 'tracecost restore' puts it back\n");
+	switch (tc_cli_state(&pid)) {
+	case TC_STATE_LIVE:
+		fprintf(stderr, "tracecost: warning: another tracecost run (pid %ld) is tracing"
+			" now: its tracing and workloads may add to these figures\n", pid);
+		break;
+	case TC_STATE_STALE:
+		fprintf(stderr, "tracecost: warning: an interrupted run (pid %ld) left tracing set"
+			" up (%s/state): 'tracecost restore' puts it back\n", pid,
+			TC_TRACEFS_STATE_DIR);
+		break;
+	}
 	memset(&d.si, 0, sizeof(d.si));
 	tc_sysinfo_read(&d.si);
 	err = tc_clock_calibrate(&d.ci, 150);

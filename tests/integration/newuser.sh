@@ -103,6 +103,7 @@ expect 2 "5. compare FIFO" 'FIFO' -- compare f
 expect 2 "5. size FIFO" 'FIFO' -- size f
 expect 2 "5. plot FIFO" 'FIFO' -- plot f --out p.svg
 expect 2 "5. --module FIFO" 'FIFO' -- run --suite kernel --module f
+expect 2 "5. --profile-file FIFO" 'FIFO' -- run --suite system --profile-file f
 expect 2 "5. compare /dev/zero" 'character device' -- compare /dev/zero
 expect 2 "5. size DIR" 'directory' -- size .
 
@@ -113,6 +114,10 @@ expect 2 "6. compare a 1 GiB file" 'MiB accepted' -- compare z.json
 # 7. messages that said something else than the problem.
 expect 2 "7. compare /proc/self/status" 'not valid JSON' -- compare /proc/self/status
 expect 2 "7. --json /proc/x.json" 'proc file system' -- run --samples 10 --json /proc/x.json
+mkdir "$tmp/pdir"
+expect 2 "7. --profile-file DIR" 'is a directory' -- run --suite system --profile-file pdir
+printf '[a]\nev\000ent = a:b\n' >"$tmp/nul.profiles"
+expect 2 "7. a NUL byte in a profile line" ':2: a NUL byte' -- run --suite system --profile-file nul.profiles
 expect 2 "7. --label with a newline" 'control character' -- compare u.json --label "$(printf 'a\nb')"
 expect 2 "7. plot --label with a tab" 'control character' -- plot u.json --label "$(printf 'a\tb')" --out p.svg
 
@@ -136,6 +141,76 @@ if { [ "$rc" -eq 0 ] || { [ "$rc" -eq 1 ] && grep -Eq 'state file|another tracec
 	ok "10. --procs/--sizes/--tree without their workloads: warned"
 else
 	not_ok "10. unused workload options: rc=$rc: $(head -5 "$tmp/stderr")"
+fi
+
+# 8. a run in progress is told from an interrupted one (root: tracefs).
+STATE=/run/tracecost/state
+SYS="run --suite system --workloads getpid --profiles none,syscalls"
+if [ "$(id -u)" -eq 0 ] && { [ -d /sys/kernel/tracing ] || [ -d /sys/kernel/debug/tracing ]; }; then
+	# shellcheck disable=SC2086
+	(cd "$tmp" && exec "$TC" $SYS --calls 3000000 --repeat 100 >/dev/null 2>"$tmp/live.err") &
+	live=$!
+	i=0
+	while [ ! -e "$STATE" ] && [ $i -lt 100 ] && kill -0 $live 2>/dev/null; do
+		sleep 0.1; i=$((i + 1))
+	done
+	if [ -e "$STATE" ] && grep -q "\"pid\": $live" "$STATE"; then
+		# shellcheck disable=SC2086
+		expect 1 "8. a second system run while one runs" "another tracecost run \\(pid $live\\)" -- \
+			$SYS --calls 1000 --repeat 1
+		run_tc run --samples 1000 --cpus 0
+		if [ "$rc" -eq 0 ] && grep -q "another tracecost run (pid $live) is tracing now" "$tmp/stderr" &&
+		   ! grep -q interrupted "$tmp/stderr"; then
+			ok "8. a user-suite run names the live run: $err"
+		else
+			not_ok "8. user suite during a system run: rc=$rc: $err"
+		fi
+		expect 1 "8. restore while a run is in progress" "run $live is in progress" -- restore
+		kill -INT $live
+	else
+		echo "skip - 8. the system run did not start ($(cat "$tmp/live.err"))"
+		kill -INT $live 2>/dev/null
+	fi
+	wait $live
+	[ ! -e "$STATE" ] && ok "8. the live run restored and removed its state" ||
+		not_ok "8. state file left after the run"
+
+	# 9. SIGTERM within the first milliseconds: exit 130, no state or temporary left.
+	# Exit 143 (death by the signal) is only right when the signal came before
+	# main() (exec, the dynamic loader): then nothing can have been written.
+	# A death while the state file was written leaves state.tmp.PID; after,
+	# the state file: both are failures here.
+	trials=0 good=0 busy=0 early=0 int=0
+	for d in 0 0.001 0.002 0.004 0.006 0.008 0.010 0.012 0.015 0.018 0.020 0.025 0.030 0.040 \
+		 0.050 0.0005 0.003 0.007 0.014 0.022; do
+		# shellcheck disable=SC2086
+		(cd "$tmp" && exec "$TC" $SYS --calls 20000 --repeat 1 >/dev/null 2>"$tmp/t9.err") &
+		p=$!
+		sleep "$d"
+		kill -TERM $p 2>/dev/null
+		{ wait $p; } 2>/dev/null
+		rc=$?
+		trials=$((trials + 1))
+		if [ "$rc" -eq 1 ] && grep -Eq 'another tracecost run|interrupted run' "$tmp/t9.err"; then
+			busy=$((busy + 1))	# another run on this machine held tracing
+			continue
+		fi
+		left=$(ls /run/tracecost/ 2>/dev/null | grep -c '^state')
+		[ "$rc" -eq 143 ] && [ ! -s "$tmp/t9.err" ] && early=$((early + 1))
+		[ "$rc" -eq 130 ] && int=$((int + 1))
+		if { [ "$rc" -eq 130 ] || [ "$rc" -eq 0 ] || { [ "$rc" -eq 143 ] && [ ! -s "$tmp/t9.err" ]; }; } &&
+		   [ "$left" -eq 0 ]; then
+			good=$((good + 1))
+		else
+			not_ok "9. SIGTERM after ${d}s: rc=$rc, state files left: $left: $(head -2 "$tmp/t9.err")"
+			"$TC" restore >/dev/null 2>&1
+		fi
+	done
+	[ "$good" -eq $((trials - busy)) ] && [ "$int" -gt 0 ] &&
+		ok "9. SIGTERM in the first 50 ms: $good of $trials trials, nothing left: $int exit 130, $early before main(), $((good - int - early)) finished, $busy busy" ||
+		not_ok "9. SIGTERM early: $good good of $trials ($busy busy)"
+else
+	echo "skip - 8, 9: a system run needs root and tracefs"
 fi
 
 echo "newuser: $pass passed, $fail failed"
