@@ -271,6 +271,19 @@ void tc_cli_progress(void *arg, double fraction)
 	progress_shown = 1;
 }
 
+void tc_cli_progress_line(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!isatty(STDERR_FILENO))
+		return;
+	fputs("\r\033[K", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	progress_shown = 1;
+}
+
 void tc_cli_progress_done(void)
 {
 	if (progress_shown)

@@ -91,6 +91,8 @@ int tc_cli_run_supervised(struct tc_tracefs *t, int (*fn)(void *arg), void *arg)
 /* A progress line on stderr, only when stderr is a terminal, after 2 s. */
 void tc_cli_progress(void *arg, double fraction);
 void tc_cli_progress_done(void);
+/* A progress line of the caller's own (terminal only), replaced by the next one. */
+void tc_cli_progress_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* perf-bench style registration table of suites (src/cmd_run.c). */
 struct tc_suite {
