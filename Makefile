@@ -160,11 +160,18 @@ check-unit: $(UNIT_BINS)
 check-san:
 	@$(MAKE) --no-print-directory SAN=1 check-unit
 
-check-integration: $(TRACECOST)
+# A command under a seccomp filter that fails one system call (tests/integration/newuser.sh).
+SECCOMP_DENY	:= $(O)/tests/seccomp-deny
+$(SECCOMP_DENY): tests/integration/seccomp-deny.c
+	@mkdir -p $(dir $@)
+	$(quiet) CC $(@:$(O)/%=%)
+	$(Q)$(CC) $(BASE_CFLAGS) $(OPTFLAGS) $(WARNFLAGS) -o $@ $<
+
+check-integration: $(TRACECOST) $(SECCOMP_DENY)
 	@sh tests/integration/run.sh $(TRACECOST)
 	@sh tests/integration/system.sh $(TRACECOST)
 	@sh tests/integration/compare.sh $(TRACECOST)
-	@sh tests/integration/newuser.sh $(TRACECOST)
+	@sh tests/integration/newuser.sh $(TRACECOST) $(SECCOMP_DENY)
 
 check: deps
 	$(STAGE) build $(MAKE) --no-print-directory all

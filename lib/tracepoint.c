@@ -27,6 +27,13 @@
 
 #include <tracecost/tracepoint.h>
 
+const char *tc_tracepoint_urcu_read_side(void)
+{
+	return urcu_memb_has_sys_membarrier ?
+	       "liburcu-memb, compiler barriers (membarrier PRIVATE_EXPEDITED)" :
+	       "liburcu-memb, smp_mb() on lock and unlock (no membarrier)";
+}
+
 /* Serialises probe registration on every tracepoint (see above). */
 static pthread_mutex_t tc_tp_mutex = PTHREAD_MUTEX_INITIALIZER;
 

@@ -23,6 +23,7 @@
 #include <tracecost/result.h>
 #include <tracecost/sampler.h>
 #include <tracecost/static_key.h>
+#include <tracecost/tracepoint.h>
 #include <tracecost/stats.h>
 #include <tracecost/sysinfo.h>
 
@@ -234,6 +235,7 @@ static void print_header(const struct run_data *d, FILE *f)
 		(unsigned long long)d->ci.resolution, (unsigned long long)d->ci.read_cost,
 		d->ci.constant_rate ? "; constant-rate ticks, not core cycles" : "");
 	fprintf(f, "static keys:  %s\n", tc_static_key_impl());
+	fprintf(f, "rcu readers:  %s\n", tc_tracepoint_urcu_read_side());
 	fprintf(f, "samples:      %llu per pair x configuration x CPU x repetition, %u repetition%s,"
 		" batch %u, highest %u, do_work %s%s; %g percentile (1 CPU) from a run on CPU %d\n",
 		(unsigned long long)o->samples, o->repeat, o->repeat > 1 ? "s" : "", o->batch,
@@ -543,9 +545,15 @@ int suite_user_run(int argc, char **argv)
 	struct tc_sampler_config cfg;
 	uint64_t *irq0, *irq1;
 	int i, c, err, maxcpu;
+	char why[256];
 	long pid;
 
 	parse(argc, argv, &o);
+	/* the static columns patch sites: say now if this process cannot */
+	if (tc_static_key_patch_check(why, sizeof(why)))
+		tc_cli_fail("static keys cannot be patched here: %s (a build with "
+			    "EXTRA_CFLAGS=-DTC_STATIC_KEY_FORCE_FLAG measures the flag-test "
+			    "implementation instead)", why);
 	switch (tc_cli_state(&pid)) {
 	case TC_STATE_LIVE:
 		fprintf(stderr, "tracecost: warning: another tracecost run (pid %ld) is tracing"

@@ -151,6 +151,17 @@ int tc_tracepoint_probe_unregister(struct tc_tracepoint *tp, void *probe, void *
 void tc_tracepoint_synchronize_unregister(void);
 
 /**
+ * tc_tracepoint_urcu_read_side() - the liburcu-memb read side in effect
+ *
+ * liburcu-memb decides at start-up (its constructor): with
+ * MEMBARRIER_CMD_PRIVATE_EXPEDITED the read-side lock and unlock are
+ * compiler barriers and synchronize_rcu() pays the membarrier; without it
+ * (old kernel, seccomp) both lock and unlock run smp_mb(), silently.
+ * Return: a static string saying which.
+ */
+const char *tc_tracepoint_urcu_read_side(void);
+
+/**
  * tc_thread_register() - register the calling thread as an RCU reader
  *
  * Idempotent; does nothing if the thread is already registered with

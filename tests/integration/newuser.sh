@@ -6,9 +6,11 @@
 # files, oversized result files, misleading messages, list syntax. Asserts
 # exit codes, messages and files left behind; never timing (a FIFO that
 # would block is caught by timeout, exit 124).
-# Usage: tests/integration/newuser.sh path/to/tracecost
+# Also (issue 13): the static-key start-up check under a seccomp filter.
+# Usage: tests/integration/newuser.sh path/to/tracecost [path/to/seccomp-deny]
 set -u
 TC=$(readlink -f "$1")
+DENY=${2:+$(readlink -f "$2")}
 tmp=$(mktemp -d)
 mnt=""
 cleanup() {
@@ -141,6 +143,25 @@ if { [ "$rc" -eq 0 ] || { [ "$rc" -eq 1 ] && grep -Eq 'state file|another tracec
 	ok "10. --procs/--sizes/--tree without their workloads: warned"
 else
 	not_ok "10. unused workload options: rc=$rc: $(head -5 "$tmp/stderr")"
+fi
+
+# Static keys that cannot be patched (membarrier ENOSYS, /proc/self/mem
+# EPERM): refused at start-up with the feature named, exit 1.
+if [ -n "$DENY" ] && [ -x "$DENY" ]; then
+	TC_REAL=$TC
+	TC=$DENY
+	expect 1 "static keys: membarrier ENOSYS (seccomp)" 'membarrier.*SYNC_CORE.*ENOSYS' -- \
+		membarrier 38 "$TC_REAL" run --samples 1000
+	expect 1 "static keys: /proc/self/mem write EPERM (seccomp)" '/proc/self/mem does not write' -- \
+		pwrite64 1 "$TC_REAL" run --samples 1000
+	TC=$TC_REAL
+	run_tc run --samples 1000 --cpus 0
+	grep -Eq '^rcu readers: +liburcu-memb, ' "$tmp/stdout" && ok "header names the RCU read side" ||
+		not_ok "no 'rcu readers:' header line"
+	"$DENY" membarrier 38 "$TC" run --suite system --help >/dev/null 2>&1 &&
+		ok "seccomp-deny runs a command" || not_ok "seccomp-deny cannot run a command"
+else
+	echo "skip - static keys under seccomp: no seccomp-deny helper given"
 fi
 
 STATE=/run/tracecost/state
