@@ -181,6 +181,27 @@ void tc_thread_register(void);
  */
 void tc_thread_unregister(void);
 
+/*
+ * ThreadSanitizer cannot see a grace period made of membarrier(): every
+ * read-side critical section ends with a release on tc_tp_tsan_gp and every
+ * grace period with an acquire on it (lib/tracepoint.c), which is what RCU
+ * guarantees (all that a reader did before its unlock happens before the
+ * end of the grace period that waited for it). Compiled in with -fsanitize=
+ * thread only: the fast path is unchanged otherwise.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define TC_TP_TSAN	1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TC_TP_TSAN	1
+#endif
+#endif
+#ifdef TC_TP_TSAN
+void __tsan_release(void *addr);
+void __tsan_acquire(void *addr);
+extern char tc_tp_tsan_gp;
+#endif
+
 /* Internal: the read side of __tc_do_trace_<name>(). */
 static tc_always_inline void __tc_tp_read_lock(void)
 {
@@ -191,6 +212,9 @@ static tc_always_inline void __tc_tp_read_lock(void)
 
 static tc_always_inline void __tc_tp_read_unlock(void)
 {
+#ifdef TC_TP_TSAN
+	__tsan_release(&tc_tp_tsan_gp);
+#endif
 	_urcu_memb_read_unlock();
 }
 
