@@ -228,7 +228,7 @@ check-kernel-if-available:
 # libFuzzer (clang) on the result reader and the comparison behind it, for
 # FUZZ_SECONDS, from the seed corpus in tests/fuzz/; inputs that once
 # crashed it are replayed first (tests/fuzz/regress/).
-FUZZ_SECONDS	?= 60
+FUZZ_SECONDS	?= 30
 FUZZ_CC		?= clang
 FUZZ_BIN	:= $(O)/fuzz/fuzz_result_read
 FUZZ_SRCS	:= tests/fuzz/fuzz_result_read.c lib/result_read.c lib/result_pool.c lib/file.c \
@@ -242,8 +242,33 @@ $(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard include/tracecost/*.h) Makefile
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-o $@ $(FUZZ_SRCS) -ljansson -lm
 
-check-fuzz: $(FUZZ_BIN)
+# More harnesses (issue 13), each run for FUZZ_MORE_SECONDS from its seed
+# corpus tests/fuzz/corpus-NAME/: the profile-file parser, the CLI's
+# option-value parsers (cli.c built with exit() renamed), the state file
+# that restore reads. The whole fuzz stage stays under 2 minutes.
+FUZZ_MORE_SECONDS ?= 12
+FUZZ_FLAGS	:= -std=gnu11 -g -O1 -Iinclude -Ilib -Isrc $(PKG_CFLAGS) \
+		   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_TRACEFS	:= lib/tracefs.c lib/tracefs_state.c lib/profile.c lib/file.c
+FUZZ_MORE	:= profile options state
+FUZZ_MORE_BINS	:= $(FUZZ_MORE:%=$(O)/fuzz/fuzz_%)
+fuzz_srcs_profile := lib/profile.c lib/file.c lib/tracefs.c lib/tracefs_state.c
+fuzz_srcs_state	:= $(FUZZ_TRACEFS)
+fuzz_srcs_options := $(FUZZ_TRACEFS)
+$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_TRACEFS) src/cli.c $(wildcard include/tracecost/*.h lib/*.h) \
+		src/cli.h Makefile
+	@mkdir -p $(dir $@)
+	$(quiet) FUZZCC $(@:$(O)/%=%)
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(fuzz_srcs_$*) \
+		$(if $(filter options,$*),-Dexit=tc_fuzz_exit src/cli.c) \
+		-ltracefs -ltraceevent -ljansson -lm
+
+check-fuzz:
+	@$(MAKE) --no-print-directory -j2 $(FUZZ_BIN) $(FUZZ_MORE_BINS)
 	@sh tests/fuzz/run.sh $(FUZZ_BIN) $(FUZZ_SECONDS)
+	@for f in $(FUZZ_MORE); do \
+		sh tests/fuzz/run.sh $(O)/fuzz/fuzz_$$f $(FUZZ_MORE_SECONDS) corpus-$$f || exit 1; \
+	done
 
 bench: deps
 	@$(MAKE) --no-print-directory $(TRACECOST)

@@ -345,9 +345,9 @@ static void free_profiles(struct tc_profile *ps, int nr)
 int tc_profile_file_load(const char *path, struct tc_profile **out, int *nr,
 			 char *err, size_t len)
 {
-	char line[4096], msg[384], why[128], *buf, *p, *next;
-	int lineno = 0, i, ret = 0;
+	char why[128], *buf;
 	size_t size;
+	int ret;
 
 	*out = NULL;
 	*nr = 0;
@@ -357,8 +357,22 @@ int tc_profile_file_load(const char *path, struct tc_profile **out, int *nr,
 		snprintf(err, len, "%s: %s%s", path, why, ret == -EFBIG ? " for a profile file" : "");
 		return ret;
 	}
+	ret = tc_profile_file_parse(buf, size, path, out, nr, err, len);
+	free(buf);
+	return ret;
+}
+
+int tc_profile_file_parse(const char *buf, size_t size, const char *path,
+			  struct tc_profile **out, int *nr, char *err, size_t len)
+{
+	char line[4096], msg[384];
+	const char *p, *next;
+	int lineno = 0, i, ret = 0;
+
+	*out = NULL;
+	*nr = 0;
 	for (p = buf; p < buf + size; p = next) {
-		char *nl = memchr(p, '\n', (size_t)(buf + size - p));
+		const char *nl = memchr(p, '\n', (size_t)(buf + size - p));
 		size_t l = nl ? (size_t)(nl - p) : (size_t)(buf + size - p);
 
 		next = p + l + 1;
@@ -387,7 +401,6 @@ int tc_profile_file_load(const char *path, struct tc_profile **out, int *nr,
 			break;
 		}
 	}
-	free(buf);
 	for (i = 0; !ret && i < *nr; i++) {
 		if (!(*out)[i].nr_events && !(*out)[i].tracer[0]) {
 			snprintf(err, len, "%s:%d: profile '%s' enables nothing (no event, no tracer)",

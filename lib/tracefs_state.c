@@ -89,10 +89,8 @@ static int state_write(struct tc_tracefs *t, json_t *st)
 /* Return: the state object, NULL with *err = -ENOENT when absent. */
 json_t *tcfs_state_read(const char *path, int *err, char *msg, size_t len)
 {
-	json_error_t je;
-	json_t *st;
-
 	char why[128], *buf;
+	json_t *st;
 	size_t n;
 
 	*err = 0;
@@ -107,8 +105,19 @@ json_t *tcfs_state_read(const char *path, int *err, char *msg, size_t len)
 		snprintf(msg, len, "%s: %s", path, why);
 		return NULL;
 	}
-	st = json_loadb(buf, n, 0, &je);
+	st = tcfs_state_parse(buf, n, path, err, msg, len);
 	free(buf);
+	return st;
+}
+
+json_t *tcfs_state_parse(const char *buf, size_t n, const char *path, int *err, char *msg,
+			 size_t len)
+{
+	json_error_t je;
+	json_t *st;
+
+	*err = 0;
+	st = json_loadb(buf, n, 0, &je);
 	if (!st || !json_is_object(st) ||
 	    json_integer_value(json_object_get(st, "version")) != STATE_VERSION ||
 	    !json_is_array(json_object_get(st, "instances")) ||

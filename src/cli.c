@@ -190,6 +190,37 @@ void tc_cli_check_list(const char *opt, const char *s)
 				     opt, s);
 }
 
+/* "2,4,8" or "0k,1k,4k" into @v; exits 2 naming @opt. */
+int tc_cli_parse_uint_list(const char *opt, const char *s, unsigned int *v, int max,
+			   bool k_suffix)
+{
+	char *copy, *tok, *save, *end;
+	int n = 0;
+
+	tc_cli_check_list(opt, s);
+	copy = strdup(s);
+	if (!copy)
+		tc_cli_fail("out of memory");
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		unsigned long x;
+
+		errno = 0;
+		x = strtoul(tok, &end, 10);
+		if (k_suffix && (*end == 'k' || *end == 'K'))
+			end++;
+		/* digits only (strtoul would take " 5", "+5" and "-5") */
+		if (!isdigit((unsigned char)*tok) || errno || *end || x > 1000000 || n == max) {
+			free(copy);	/* the fuzzer (tests/fuzz/fuzz_options.c) returns here */
+			if (n == max)
+				tc_cli_usage("%s: more than %d values", opt, max);
+			tc_cli_usage("%s: '%s' is not a list of integers (e.g. 2,4,8)", opt, s);
+		}
+		v[n++] = (unsigned int)x;
+	}
+	free(copy);
+	return n;
+}
+
 static int parse_cpu_number(const char *opt, const char *list, const char **p)
 {
 	long v;

@@ -10,6 +10,7 @@
 #define TC_CLI_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #define TC_EXIT_OK		0
@@ -57,6 +58,14 @@ void tc_cli_bad_option(int c, char **argv, const char *help) __attribute__((nore
  * not empty, no empty item (",a", "a,,b", "a,"); else exit 2 naming @opt.
  */
 void tc_cli_check_list(const char *opt, const char *s);
+
+/*
+ * tc_cli_parse_uint_list() - "2,4,8" (or "0k,1k" with @k_suffix) into @v,
+ * at most @max values of at most 1000000; else exit 2 naming @opt.
+ * Return: the number of values.
+ */
+int tc_cli_parse_uint_list(const char *opt, const char *s, unsigned int *v, int max,
+			   bool k_suffix);
 
 /* "ns" -> 0, "ticks"/"cycles" -> 1; else exit 2 naming @opt. */
 int tc_cli_parse_unit(const char *opt, const char *s);

@@ -154,32 +154,6 @@ static void usage(void)
 	       "  --tree PATH        walk: the tree to traverse (default /usr/share)\n");
 }
 
-/* "2,4,8" or "0k,1k,4k" into @v; exits 2 naming @opt. */
-static int parse_list(const char *opt, const char *s, unsigned int *v, int max, bool k_suffix)
-{
-	char *copy = strdup(s), *tok, *save, *end;
-	int n = 0;
-
-	if (!copy)
-		tc_cli_fail("out of memory");
-	tc_cli_check_list(opt, s);
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		unsigned long x;
-
-		errno = 0;
-		x = strtoul(tok, &end, 10);
-		if (k_suffix && (*end == 'k' || *end == 'K'))
-			end++;
-		if (!*tok || *tok == '-' || *tok == '+' || errno || *end || x > 1000000)
-			tc_cli_usage("%s: '%s' is not a list of integers (e.g. 2,4,8)", opt, s);
-		if (n == max)
-			tc_cli_usage("%s: more than %d values", opt, max);
-		v[n++] = (unsigned int)x;
-	}
-	free(copy);
-	return n;
-}
-
 static void parse_workloads(struct sys_opts *o, const char *s)
 {
 	char *copy = strdup(s), *tok, *save;
@@ -299,11 +273,11 @@ static void parse(int argc, char **argv, struct sys_opts *o)
 							    1000000000ull);
 			break;
 		case OPT_PROCS:
-			o->wl.nr_procs = parse_list("--procs", optarg, o->wl.procs,
+			o->wl.nr_procs = tc_cli_parse_uint_list("--procs", optarg, o->wl.procs,
 						    TC_WL_MAX_LIST, false);
 			break;
 		case OPT_SIZES:
-			o->wl.nr_sizes = parse_list("--sizes", optarg, o->wl.sizes,
+			o->wl.nr_sizes = tc_cli_parse_uint_list("--sizes", optarg, o->wl.sizes,
 						    TC_WL_MAX_LIST / 2, true);
 			break;
 		case OPT_FILES:

@@ -139,6 +139,14 @@ int tc_profile_add_event(struct tc_profile *p, const char *system, const char *n
 void tc_profile_release(struct tc_profile *p);
 
 /**
+ * tc_profile_file_parse() - tc_profile_file_load() on @size bytes at @buf
+ * (any bytes: a NUL byte is an error), @path naming them in messages. The
+ * parser the fuzzer drives (tests/fuzz/fuzz_profile.c).
+ */
+int tc_profile_file_parse(const char *buf, size_t size, const char *path,
+			  struct tc_profile **out, int *nr, char *err, size_t len);
+
+/**
  * tc_profile_file_load() - parse a profile file (doc/profile-format.md)
  * @path:  the file
  * @out:   output: a malloc'ed array of profiles (release each, then free())
