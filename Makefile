@@ -228,7 +228,7 @@ check-kernel-if-available:
 # libFuzzer (clang) on the result reader and the comparison behind it, for
 # FUZZ_SECONDS, from the seed corpus in tests/fuzz/; inputs that once
 # crashed it are replayed first (tests/fuzz/regress/).
-FUZZ_SECONDS	?= 30
+FUZZ_SECONDS	?= 25
 FUZZ_CC		?= clang
 FUZZ_BIN	:= $(O)/fuzz/fuzz_result_read
 FUZZ_SRCS	:= tests/fuzz/fuzz_result_read.c lib/result_read.c lib/result_pool.c lib/file.c \
@@ -245,23 +245,42 @@ $(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard include/tracecost/*.h) Makefile
 # More harnesses (issue 13), each run for FUZZ_MORE_SECONDS from its seed
 # corpus tests/fuzz/corpus-NAME/: the profile-file parser, the CLI's
 # option-value parsers (cli.c built with exit() renamed), the state file
-# that restore reads. The whole fuzz stage stays under 2 minutes.
-FUZZ_MORE_SECONDS ?= 12
-FUZZ_FLAGS	:= -std=gnu11 -g -O1 -Iinclude -Ilib -Isrc $(PKG_CFLAGS) \
-		   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_TRACEFS	:= lib/tracefs.c lib/tracefs_state.c lib/profile.c lib/file.c
-FUZZ_MORE	:= profile options state
+# that restore reads, the module's debugfs results. The whole fuzz stage
+# stays near 2 minutes.
+FUZZ_MORE_SECONDS ?= 10
+FUZZ_CFLAGS	:= -std=gnu11 -g -O1 -Iinclude -Ilib -Isrc $(PKG_CFLAGS) \
+		   -DTC_VERSION='"$(VERSION)"' -DTC_GIT_SHA='"$(GIT_SHA)"' -DTC_CFLAGS='"fuzz"' \
+		   -fno-sanitize-recover=all
+FUZZ_SAN	:= address,undefined
+FUZZ_MORE	:= profile options state kmod
 FUZZ_MORE_BINS	:= $(FUZZ_MORE:%=$(O)/fuzz/fuzz_%)
-fuzz_srcs_profile := lib/profile.c lib/file.c lib/tracefs.c lib/tracefs_state.c
-fuzz_srcs_state	:= $(FUZZ_TRACEFS)
-fuzz_srcs_options := $(FUZZ_TRACEFS)
-$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_TRACEFS) src/cli.c $(wildcard include/tracecost/*.h lib/*.h) \
-		src/cli.h Makefile
+# objects built once (in parallel) with the fuzzer's instrumentation
+FUZZ_OBJ	:= $(O)/fuzz/obj
+$(FUZZ_OBJ)/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h src/*.h) Makefile
 	@mkdir -p $(dir $@)
 	$(quiet) FUZZCC $(@:$(O)/%=%)
-	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(fuzz_srcs_$*) \
-		$(if $(filter options,$*),-Dexit=tc_fuzz_exit src/cli.c) \
-		-ltracefs -ltraceevent -ljansson -lm
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -c $< -o $@
+# cli.c and the harnesses that reach its exits: exit() renamed to tc_fuzz_exit()
+$(FUZZ_OBJ)/%-exit.o: %.c $(wildcard include/tracecost/*.h lib/*.h src/*.h) src/suite_kernel.c \
+		Makefile
+	@mkdir -p $(dir $@)
+	$(quiet) FUZZCC $(@:$(O)/%=%)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -Dexit=tc_fuzz_exit \
+		-c $< -o $@
+FUZZ_TRACEFS	:= $(patsubst %.c,$(FUZZ_OBJ)/%.o,lib/tracefs.c lib/tracefs_state.c lib/profile.c \
+		   lib/file.c)
+fuzz_objs_profile := $(FUZZ_OBJ)/tests/fuzz/fuzz_profile.o $(FUZZ_TRACEFS)
+fuzz_objs_state	:= $(FUZZ_OBJ)/tests/fuzz/fuzz_state.o $(FUZZ_TRACEFS)
+fuzz_objs_options := $(FUZZ_OBJ)/tests/fuzz/fuzz_options-exit.o $(FUZZ_OBJ)/src/cli-exit.o \
+		   $(FUZZ_TRACEFS)
+# the module's results reader is static in src/suite_kernel.c: the harness
+# includes that file and links what it calls
+fuzz_objs_kmod	:= $(FUZZ_OBJ)/tests/fuzz/fuzz_kmod-exit.o $(FUZZ_OBJ)/src/cli-exit.o \
+		   $(FUZZ_OBJ)/src/pair_report.o $(LIB_SRCS:%.c=$(FUZZ_OBJ)/%.o)
+.SECONDEXPANSION:
+$(O)/fuzz/fuzz_%: $$(fuzz_objs_$$*)
+	$(quiet) FUZZLD $(@:$(O)/%=%)
+	$(Q)$(FUZZ_CC) -fsanitize=fuzzer,$(FUZZ_SAN) -o $@ $^ $(PKG_LIBS) -lm -pthread
 
 check-fuzz:
 	@$(MAKE) --no-print-directory -j2 $(FUZZ_BIN) $(FUZZ_MORE_BINS)

@@ -449,6 +449,10 @@ static void parse_results(char *text, const struct kopts *o, const int *cpus, in
 				tc_cli_fail("tracecost.ko reported CPU %d pair %s, not asked for",
 					    cpu, pair);
 			s = &cells[col * o->npairs + pi].snap[rep * nr_cpus + ci];
+			/* found by tests/fuzz/fuzz_kmod.c: a repeated line overwrote arrays */
+			if (s->n || s->idx || s->top)
+				tc_cli_fail("tracecost.ko results: CPU %d pair %s reported twice",
+					    cpu, pair);
 			if (sscanf(l + n, "n %llu min %llu max %llu overflow %llu sum %llu %llu"
 				   " clamped %llu omin %llu omax %llu", &v[0], &v[1], &v[2], &v[3],
 				   &v[4], &v[5], &v[6], &v[7], &v[8]) != 9)
@@ -463,6 +467,9 @@ static void parse_results(char *text, const struct kopts *o, const int *cpus, in
 			char *q = l + 1, *end;
 			size_t cap = 16;
 
+			/* a second line kept hist_nr with 16 fresh slots: heap overflow */
+			if (s->idx || s->cnt)
+				tc_cli_fail("tracecost.ko results: two bucket lines for one cell");
 			s->idx = malloc(cap * sizeof(*s->idx));
 			s->cnt = malloc(cap * sizeof(*s->cnt));
 			while (s->idx && s->cnt && *q == ' ') {
@@ -486,6 +493,8 @@ static void parse_results(char *text, const struct kopts *o, const int *cpus, in
 			char *q = l + 1;
 			size_t cap = 16;
 
+			if (s->top)
+				tc_cli_fail("tracecost.ko results: two top-N lines for one cell");
 			s->top = malloc(cap * sizeof(*s->top));
 			while (s->top && *q == ' ') {
 				if (s->top_len == cap) {
