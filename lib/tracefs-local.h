@@ -81,5 +81,7 @@ TCFS_HIDDEN json_t *tcfs_state_parse(const char *buf, size_t n, const char *path
 TCFS_HIDDEN int tcfs_lock_take(struct tc_tracefs *t, int wait_ms);
 TCFS_HIDDEN void tcfs_lock_release(struct tc_tracefs *t);
 TCFS_HIDDEN bool tcfs_bad_relpath(const char *p);
+/* An instance name restore may remove: tracecost-PID, as we make them. */
+TCFS_HIDDEN bool tcfs_state_instance_ok(const char *name);
 
 #endif /* TC_TRACEFS_LOCAL_H */

@@ -227,6 +227,19 @@ int tc_tracefs_begin(struct tc_tracefs *t)
 	return 0;
 }
 
+bool tcfs_state_instance_ok(const char *name)
+{
+	const char *p;
+
+	/* exactly what tc_tracefs_open() names them: tracecost-PID */
+	if (!name || strncmp(name, "tracecost-", 10) || !name[10])
+		return false;
+	for (p = name + 10; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	return p - name < 32;
+}
+
 bool tcfs_bad_relpath(const char *p)
 {
 	return !*p || *p == '/' || strstr(p, "..");
@@ -305,7 +318,7 @@ static int state_undo(struct tc_tracefs *t, json_t *st, struct tc_restore_report
 		const char *name = json_string_value(json_array_get(inst, i));
 		bool removed;
 
-		if (!name || strncmp(name, "tracecost-", 10) || strchr(name, '/'))
+		if (!tcfs_state_instance_ok(name))
 			continue;	/* never touch an instance that is not ours */
 		err = tcfs_instance_remove_by_name(t, name, &removed);
 		if (err && !ret)
