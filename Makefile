@@ -38,6 +38,12 @@ override O	:= $(O)-san
 OPTFLAGS	:= -O1
 SANFLAGS	:= -fsanitize=address,undefined -fno-sanitize-recover=all
 endif
+ifeq ($(SAN),thread)
+# ThreadSanitizer (make check-tsan): its own tree too
+override O	:= $(O)-tsan
+OPTFLAGS	:= -O1
+SANFLAGS	:= -fsanitize=thread
+endif
 ALL_CFLAGS	= $(BASE_CFLAGS) $(OPTFLAGS) $(WARNFLAGS) $(SANFLAGS) $(EXTRA_CFLAGS) \
 		  -DTC_CFLAGS='"$(strip $(OPTFLAGS) $(SANFLAGS) $(EXTRA_CFLAGS))"'
 LDLIBS		:= $(PKG_LIBS) -lm -pthread
@@ -64,19 +70,38 @@ LIBSUBJ		:= $(O)/libsubjects.a
 LIBWL		:= $(O)/libworkloads.a
 TRACECOST	:= $(O)/tracecost
 
+# Quiet by default, as Kbuild: one "  CC      lib/hist.o" line per step;
+# V=1 prints the full command lines (and every test line of make check).
+V		?= 0
+ifeq ($(V),1)
+Q		:=
+quiet		= @true
+else
+Q		:= @
+quiet		= @printf '  %-7s %s\n'
+endif
+# make check: one line per stage with its time, the stage's output in
+# $(O)/log/STAGE.log (printed when the stage fails; V=1 shows it live).
+STAGE		= @V=$(V) sh scripts/stage.sh $(O)/log
+export V
+
 # User-suite defaults for `make run`: five runs, each a fresh process, so the
 # table's verdicts rest on runs (about 30 s on 2 idle CPUs); override:
 # make run RUN_ARGS="--runs 10 --samples 1000000"
 RUN_ARGS	?= --runs 5 --repeat 2 --samples 300000
 
-.PHONY: all run check check-unit check-san check-integration bench deps clean asm \
+.PHONY: all run check check-unit check-san check-tsan check-integration bench deps clean asm \
 	check-kernel deps-kernel check-kernel-if-available check-fuzz kernels deps-kernels \
 	check-kernel-debug check-noise-vm check-noise-vm-if-available
 all: $(TRACECOST) $(UNIT_BINS)
 
 $(O)/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h) Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(quiet) CC $(@:$(O)/%=%)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# helpers.o of the unit tests is kept (no "rm" line after every build)
+.SECONDARY:
 
 subj_cfg_stock	:= -DTC_SUBJECT_HOOKS=0 -DTC_SUBJECT_PROBES=0
 subj_cfg_call	:= -DTC_SUBJECT_HOOKS=1 -DTC_SUBJECT_PROBES=0
@@ -91,38 +116,46 @@ subj_cfg_staticp := -DTC_SUBJECT_HOOKS=2 -DTC_SUBJECT_PROBES=1
 SUBJ_ALIGN	:= -falign-functions=64 -falign-loops=64
 $(O)/subjects/toggle_%.o: subjects/toggle_subject.c $(wildcard include/tracecost/*.h) Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SUBJ_ALIGN) $(subj_cfg_$*) -DTC_SUBJECT_ID=$* -c $< -o $@
+	$(quiet) CC $(@:$(O)/%=%)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SUBJ_ALIGN) $(subj_cfg_$*) -DTC_SUBJECT_ID=$* -c $< -o $@
 
 $(LIBTC): $(LIB_OBJS)
 	@rm -f $@
-	$(AR) rcs $@ $^
+	$(quiet) AR $(@:$(O)/%=%)
+	$(Q)$(AR) rcs $@ $^
 
 $(LIBSUBJ): $(SUBJECT_OBJS)
 	@rm -f $@
-	$(AR) rcs $@ $^
+	$(quiet) AR $(@:$(O)/%=%)
+	$(Q)$(AR) rcs $@ $^
 
 $(WORKLOAD_OBJS): $(wildcard workloads/*.h)
 
 $(LIBWL): $(WORKLOAD_OBJS)
 	@rm -f $@
-	$(AR) rcs $@ $^
+	$(quiet) AR $(@:$(O)/%=%)
+	$(Q)$(AR) rcs $@ $^
 
 # Code size of each configuration, read from the built objects.
 SIZE_OBJ	:= $(O)/gen/subject_size.o
 $(O)/gen/subject_size.c: $(SUBJECT_OBJS) scripts/subject-size.sh
 	@mkdir -p $(dir $@)
-	sh scripts/subject-size.sh $(SUBJECT_OBJS) > $@.tmp && mv $@.tmp $@
+	$(quiet) GEN $(@:$(O)/%=%)
+	$(Q)sh scripts/subject-size.sh $(SUBJECT_OBJS) > $@.tmp && mv $@.tmp $@
 
 $(SIZE_OBJ): $(O)/gen/subject_size.c src/size_table.h
-	$(CC) $(ALL_CFLAGS) -Isrc -c $< -o $@
+	$(quiet) CC $(@:$(O)/%=%)
+	$(Q)$(CC) $(ALL_CFLAGS) -Isrc -c $< -o $@
 
 $(TRACECOST): $(CLI_OBJS) $(SUBJECT_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC)
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(SUBJECT_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC) $(LDLIBS) \
+	$(quiet) LD $(@:$(O)/%=%)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(SUBJECT_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC) $(LDLIBS) \
 		$(ELF_LIBS)
 
 $(O)/tests/%: tests/unit/%.c $(UNIT_COMMON) $(LIBSUBJ) $(LIBWL) $(LIBTC)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_COMMON) $(LIBSUBJ) $(LIBWL) $(LIBTC) $(LDLIBS) -lcmocka $(LDFLAGS)
+	$(quiet) LD $(@:$(O)/%=%)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_COMMON) $(LIBSUBJ) $(LIBWL) $(LIBTC) $(LDLIBS) -lcmocka $(LDFLAGS)
 
 deps:
 	@sh scripts/deps.sh
@@ -137,26 +170,47 @@ check-unit: $(UNIT_BINS)
 check-san:
 	@$(MAKE) --no-print-directory SAN=1 check-unit
 
-check-integration: $(TRACECOST)
+# ThreadSanitizer on the threaded parts: the sampler (workers, gates,
+# recorders), probe registration under readers (liburcu), and the
+# key-toggling stress test (threads running sites while others flip keys).
+# Reports stop the test (halt_on_error); tests/tsan.supp lists what TSan
+# cannot see (liburcu's membarrier-based grace periods), each with its reason.
+TSAN_TESTS	:= test_sampler test_tracepoint test_stress test_static_key
+check-tsan:
+	@$(MAKE) --no-print-directory SAN=thread $(TSAN_TESTS:%=$(O)-tsan/tests/%)
+	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
+		sh tests/run-unit.sh $(O)-tsan $(TSAN_TESTS:%=$(O)-tsan/tests/%)
+
+# A command under a seccomp filter that fails one system call (tests/integration/newuser.sh).
+SECCOMP_DENY	:= $(O)/tests/seccomp-deny
+$(SECCOMP_DENY): tests/integration/seccomp-deny.c
+	@mkdir -p $(dir $@)
+	$(quiet) CC $(@:$(O)/%=%)
+	$(Q)$(CC) $(BASE_CFLAGS) $(OPTFLAGS) $(WARNFLAGS) -o $@ $<
+
+check-integration: $(TRACECOST) $(SECCOMP_DENY)
 	@sh tests/integration/run.sh $(TRACECOST)
 	@sh tests/integration/system.sh $(TRACECOST)
 	@sh tests/integration/compare.sh $(TRACECOST)
 	@sh tests/integration/runs.sh $(TRACECOST)
 	@sh tests/integration/noise.sh $(TRACECOST)
+	@sh tests/integration/newuser.sh $(TRACECOST) $(SECCOMP_DENY)
 
 check: deps
-	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory check-unit
-	@$(MAKE) --no-print-directory check-integration
-	@$(MAKE) --no-print-directory check-san
-	@$(MAKE) --no-print-directory check-fuzz
-	@$(MAKE) --no-print-directory check-kernel-if-available
-	@$(MAKE) --no-print-directory check-noise-vm-if-available
+	$(STAGE) build $(MAKE) --no-print-directory all
+	$(STAGE) unit $(MAKE) --no-print-directory check-unit
+	$(STAGE) integration $(MAKE) --no-print-directory check-integration
+	$(STAGE) san $(MAKE) --no-print-directory check-san
+	$(STAGE) tsan $(MAKE) --no-print-directory check-tsan
+	$(STAGE) fuzz $(MAKE) --no-print-directory check-fuzz
+	$(STAGE) kernel $(MAKE) --no-print-directory check-kernel-if-available
+	$(STAGE) noise-vm $(MAKE) --no-print-directory check-noise-vm-if-available
 	@echo "check: all test groups passed"
 
 # A static tracecost for the QEMU initramfs (no shared libraries there).
 $(O)/tracecost-static: $(CLI_OBJS) $(SUBJECT_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC)
-	$(CC) -static -o $@ $(CLI_OBJS) $(SUBJECT_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC) \
+	$(quiet) LD $(@:$(O)/%=%)
+	$(Q)$(CC) -static -o $@ $(CLI_OBJS) $(SUBJECT_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC) \
 		-lurcu-memb -lurcu-common -ljansson -ltracefs -ltraceevent -lelf -lz -lcapstone \
 		-ldl -lm -pthread
 
@@ -210,20 +264,66 @@ check-noise-vm-if-available:
 # libFuzzer (clang) on the result reader and the comparison behind it, for
 # FUZZ_SECONDS, from the seed corpus in tests/fuzz/; inputs that once
 # crashed it are replayed first (tests/fuzz/regress/).
-FUZZ_SECONDS	?= 60
+FUZZ_SECONDS	?= 25
 FUZZ_CC		?= clang
 FUZZ_BIN	:= $(O)/fuzz/fuzz_result_read
-FUZZ_SRCS	:= tests/fuzz/fuzz_result_read.c lib/result_read.c lib/result_pool.c lib/compare.c lib/hist.c \
+FUZZ_SRCS	:= tests/fuzz/fuzz_result_read.c lib/result_read.c lib/result_pool.c lib/file.c \
+		   lib/compare.c lib/hist.c \
 		   lib/stats.c
 
 $(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard include/tracecost/*.h) Makefile
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -std=gnu11 -g -O1 -Iinclude $(PKG_CFLAGS) \
+	$(quiet) FUZZCC $(@:$(O)/%=%)
+	$(Q)$(FUZZ_CC) -std=gnu11 -g -O1 -Iinclude $(PKG_CFLAGS) \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-o $@ $(FUZZ_SRCS) -ljansson -lm
 
-check-fuzz: $(FUZZ_BIN)
+# More harnesses (issue 13), each run for FUZZ_MORE_SECONDS from its seed
+# corpus tests/fuzz/corpus-NAME/: the profile-file parser, the CLI's
+# option-value parsers (cli.c built with exit() renamed), the state file
+# that restore reads, the module's debugfs results. The whole fuzz stage
+# stays near 2 minutes.
+FUZZ_MORE_SECONDS ?= 10
+FUZZ_CFLAGS	:= -std=gnu11 -g -O1 -Iinclude -Ilib -Isrc $(PKG_CFLAGS) \
+		   -DTC_VERSION='"$(VERSION)"' -DTC_GIT_SHA='"$(GIT_SHA)"' -DTC_CFLAGS='"fuzz"' \
+		   -fno-sanitize-recover=all
+FUZZ_SAN	:= address,undefined
+FUZZ_MORE	:= profile options state kmod
+FUZZ_MORE_BINS	:= $(FUZZ_MORE:%=$(O)/fuzz/fuzz_%)
+# objects built once (in parallel) with the fuzzer's instrumentation
+FUZZ_OBJ	:= $(O)/fuzz/obj
+$(FUZZ_OBJ)/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h src/*.h) Makefile
+	@mkdir -p $(dir $@)
+	$(quiet) FUZZCC $(@:$(O)/%=%)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -c $< -o $@
+# cli.c and the harnesses that reach its exits: exit() renamed to tc_fuzz_exit()
+$(FUZZ_OBJ)/%-exit.o: %.c $(wildcard include/tracecost/*.h lib/*.h src/*.h) src/suite_kernel.c \
+		Makefile
+	@mkdir -p $(dir $@)
+	$(quiet) FUZZCC $(@:$(O)/%=%)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -Dexit=tc_fuzz_exit \
+		-c $< -o $@
+FUZZ_TRACEFS	:= $(patsubst %.c,$(FUZZ_OBJ)/%.o,lib/tracefs.c lib/tracefs_state.c lib/profile.c \
+		   lib/file.c)
+fuzz_objs_profile := $(FUZZ_OBJ)/tests/fuzz/fuzz_profile.o $(FUZZ_TRACEFS)
+fuzz_objs_state	:= $(FUZZ_OBJ)/tests/fuzz/fuzz_state.o $(FUZZ_TRACEFS)
+fuzz_objs_options := $(FUZZ_OBJ)/tests/fuzz/fuzz_options-exit.o $(FUZZ_OBJ)/src/cli-exit.o \
+		   $(FUZZ_TRACEFS)
+# the module's results reader is static in src/suite_kernel.c: the harness
+# includes that file and links what it calls
+fuzz_objs_kmod	:= $(FUZZ_OBJ)/tests/fuzz/fuzz_kmod-exit.o $(FUZZ_OBJ)/src/cli-exit.o \
+		   $(FUZZ_OBJ)/src/pair_report.o $(LIB_SRCS:%.c=$(FUZZ_OBJ)/%.o)
+.SECONDEXPANSION:
+$(O)/fuzz/fuzz_%: $$(fuzz_objs_$$*)
+	$(quiet) FUZZLD $(@:$(O)/%=%)
+	$(Q)$(FUZZ_CC) -fsanitize=fuzzer,$(FUZZ_SAN) -o $@ $^ $(PKG_LIBS) -lm -pthread
+
+check-fuzz:
+	@$(MAKE) --no-print-directory -j2 $(FUZZ_BIN) $(FUZZ_MORE_BINS)
 	@sh tests/fuzz/run.sh $(FUZZ_BIN) $(FUZZ_SECONDS)
+	@for f in $(FUZZ_MORE); do \
+		sh tests/fuzz/run.sh $(O)/fuzz/fuzz_$$f $(FUZZ_MORE_SECONDS) corpus-$$f || exit 1; \
+	done
 
 bench: deps
 	@$(MAKE) --no-print-directory $(TRACECOST)
@@ -236,4 +336,4 @@ asm: $(SUBJECT_OBJS)
 	@for f in $(SUBJECT_OBJS); do objdump -d --no-show-raw-insn $$f > $${f%.o}.asm; echo $${f%.o}.asm; done
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-tsan

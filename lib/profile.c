@@ -27,7 +27,12 @@
 #include <jansson.h>
 #include <tracefs.h>
 
+#include <tracecost/file.h>
+
 #include "tracefs-local.h"
+
+/* Largest profile file read: 64 profiles of many events fit in far less. */
+#define PROFILE_FILE_MAX_BYTES	(1u << 20)
 
 /* ---- profiles --------------------------------------------------------- */
 
@@ -340,26 +345,54 @@ static void free_profiles(struct tc_profile *ps, int nr)
 int tc_profile_file_load(const char *path, struct tc_profile **out, int *nr,
 			 char *err, size_t len)
 {
-	char line[4096], msg[384];
-	int lineno = 0, i, ret = 0;
-	FILE *f;
+	char why[128], *buf;
+	size_t size;
+	int ret;
 
 	*out = NULL;
 	*nr = 0;
-	f = fopen(path, "r");
-	if (!f) {
-		ret = -errno;
-		snprintf(err, len, "%s: %s", path, strerror(errno));
+	/* a directory or FIFO is named as such (never "read error", never a hang) */
+	ret = tc_file_read(path, PROFILE_FILE_MAX_BYTES, &buf, &size, why, sizeof(why));
+	if (ret) {
+		snprintf(err, len, "%s: %s%s", path, why, ret == -EFBIG ? " for a profile file" : "");
 		return ret;
 	}
-	while (fgets(line, sizeof(line), f)) {
+	ret = tc_profile_file_parse(buf, size, path, out, nr, err, len);
+	free(buf);
+	return ret;
+}
+
+int tc_profile_file_parse(const char *buf, size_t size, const char *path,
+			  struct tc_profile **out, int *nr, char *err, size_t len)
+{
+	char line[4096], msg[384];
+	const char *p, *next;
+	int lineno = 0, i, ret = 0;
+
+	*out = NULL;
+	*nr = 0;
+	for (p = buf; p < buf + size; p = next) {
+		const char *nl = memchr(p, '\n', (size_t)(buf + size - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(buf + size - p);
+
+		next = p + l + 1;
 		lineno++;
-		if (!strchr(line, '\n') && !feof(f)) {
+		if (memchr(p, 0, l)) {
+			snprintf(err, len, "%s:%d: a NUL byte in the line (a profile file is text)",
+				 path, lineno);
+			ret = -EINVAL;
+			break;
+		}
+		if (l > sizeof(line) - 2) {
 			snprintf(err, len, "%s:%d: line longer than %zu characters", path, lineno,
 				 sizeof(line) - 2);
 			ret = -EINVAL;
 			break;
 		}
+		memcpy(line, p, l);
+		if (nl)
+			line[l++] = '\n';
+		line[l] = 0;
 		msg[0] = 0;
 		ret = parse_line(line, out, nr, lineno, path, msg, sizeof(msg));
 		if (ret) {
@@ -368,11 +401,6 @@ int tc_profile_file_load(const char *path, struct tc_profile **out, int *nr,
 			break;
 		}
 	}
-	if (!ret && ferror(f)) {
-		ret = -EIO;
-		snprintf(err, len, "%s: read error", path);
-	}
-	fclose(f);
 	for (i = 0; !ret && i < *nr; i++) {
 		if (!(*out)[i].nr_events && !(*out)[i].tracer[0]) {
 			snprintf(err, len, "%s:%d: profile '%s' enables nothing (no event, no tracer)",

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <tracecost/file.h>
 #include <tracecost/result.h>
 
 typedef unsigned __int128 tc_u128;
@@ -1148,50 +1149,18 @@ int tc_result_file_read(const char *path, struct tc_result_file **res, char *err
 			size_t errlen)
 {
 	struct rd r = { .name = path, .err = err, .errlen = errlen };
-	struct stat st;
-	size_t got = 0;
-	char *buf;
-	int fd, ret;
+	char why[128], *buf;
+	size_t got;
+	int ret;
 
 	*res = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return rd_fail(&r, -errno, "cannot open: %s", strerror(errno));
-	if (fstat(fd, &st)) {
-		ret = -errno;
-		close(fd);
-		return rd_fail(&r, ret, "cannot stat: %s", strerror(-ret));
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return rd_fail(&r, -EISDIR, "not a regular file");
-	}
-	if ((unsigned long long)st.st_size > TC_RESULT_MAX_BYTES) {
-		close(fd);
-		return rd_fail(&r, -EFBIG, "larger than %llu bytes",
-			       (unsigned long long)TC_RESULT_MAX_BYTES);
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		close(fd);
-		return rd_fail(&r, -ENOMEM, "out of memory");
-	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = -errno;
-			free(buf);
-			close(fd);
-			return rd_fail(&r, ret, "read error: %s", strerror(-ret));
-		}
-		if (!n)
-			break;
-		got += (size_t)n;
-	}
-	close(fd);
+	/* a FIFO or device is refused before open() could block on it */
+	ret = tc_file_read(path, TC_RESULT_MAX_BYTES, &buf, &got, why, sizeof(why));
+	if (ret == -EFBIG)
+		return rd_fail(&r, ret, "%s for a result file (it is parsed whole in memory, "
+			       "where its JSON tree takes several times its size)", why);
+	if (ret)
+		return rd_fail(&r, ret, "%s", why);
 	ret = tc_result_file_parse(buf, got, path, res, err, errlen);
 	free(buf);
 	return ret;

@@ -21,6 +21,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -41,6 +42,29 @@ static unsigned int tc_poke_delay_us;
 
 #define for_each_jump_entry(e) \
 	for ((e) = __start_tc_jump_table; (e) < __stop_tc_jump_table; (e)++)
+
+/*
+ * fork() while another thread flips a key: the child would inherit a locked
+ * tc_key_mutex (and, mid-batch, int3 bytes in its copy of the text). The
+ * prepare handler takes the mutex, so fork() waits for any batch to end:
+ * the child's text then holds complete instructions only, and both sides
+ * unlock. (The child sets up its own /proc/self/mem and membarrier
+ * registration at its first patch: tc_patch_ready() compares pids.)
+ */
+static void tc_atfork_prepare(void)
+{
+	pthread_mutex_lock(&tc_key_mutex);
+}
+
+static void tc_atfork_unlock(void)
+{
+	pthread_mutex_unlock(&tc_key_mutex);
+}
+
+__attribute__((constructor)) static void tc_static_key_atfork_init(void)
+{
+	pthread_atfork(tc_atfork_prepare, tc_atfork_unlock, tc_atfork_unlock);
+}
 
 unsigned long tc_static_key_int3_hits(void)
 {
@@ -166,8 +190,13 @@ static void tc_sigtrap(int sig, siginfo_t *si, void *ctx)
 	uintptr_t ip, state;
 	unsigned int spins;
 
-	/* int3 gives SI_KERNEL (> 0); raise()/kill()/sigqueue() give <= 0. */
-	if (si->si_code <= 0)
+	/*
+	 * The kernel's int3 path (do_int3_user) sends SI_KERNEL; raise()/kill()/
+	 * sigqueue() give <= 0, a single step TRAP_TRACE, a hardware breakpoint
+	 * TRAP_HWBKPT, perf TRAP_PERF: none of those is a site's int3, even when
+	 * RIP - 1 happens to be a site's first byte.
+	 */
+	if (si->si_code != SI_KERNEL)
 		goto chain;
 	ip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP] - 1;
 	e = tc_find_site(ip);
@@ -267,6 +296,36 @@ static int tc_patch_ready(void)
 	tc_mem_fd = fd;
 	tc_ready_pid = pid;
 	return 0;
+}
+
+static int tc_poke(uintptr_t addr, const unsigned char *buf, size_t len);
+
+int tc_static_key_patch_check(char *why, size_t len)
+{
+	const struct tc_jump_entry *e = __start_tc_jump_table;
+	int ret;
+
+	pthread_mutex_lock(&tc_key_mutex);
+	ret = tc_patch_ready();
+	/* proc_mem.force_override=never: the open works, the write fails */
+	if (!ret && e < __stop_tc_jump_table) {
+		unsigned char b = *(const unsigned char *)tc_jump_entry_code(e);
+
+		ret = tc_poke(tc_jump_entry_code(e), &b, 1);
+		if (ret)
+			ret = -EPERM;
+	}
+	pthread_mutex_unlock(&tc_key_mutex);
+	if (ret == -ENOSYS)
+		snprintf(why, len, "membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE) "
+			 "is unavailable (ENOSYS: a kernel before 4.16, or a seccomp filter)");
+	else if (ret == -EPERM)
+		snprintf(why, len, "/proc/self/mem does not write our text (EPERM: "
+			 "proc_mem.force_override=never, CONFIG_PROC_MEM_NO_FORCE, or a "
+			 "seccomp filter)");
+	else if (ret)
+		snprintf(why, len, "setting up patching failed: %s", strerror(-ret));
+	return ret;
 }
 
 /* Writes @len bytes at code address @addr through /proc/self/mem. */
@@ -467,6 +526,13 @@ out:
 }
 
 #else /* !TC_STATIC_KEY_ASM_GOTO */
+
+int tc_static_key_patch_check(char *why, size_t len)
+{
+	(void)why;
+	(void)len;
+	return 0;	/* nothing to patch: the flag test always works */
+}
 
 const char *tc_static_key_impl(void)
 {

@@ -75,8 +75,13 @@ TCFS_HIDDEN int tcfs_instance_remove_by_name(struct tc_tracefs *t, const char *n
 /* tracefs_state.c */
 TCFS_HIDDEN int tcfs_write_all(int fd, const char *s, size_t n);
 TCFS_HIDDEN json_t *tcfs_state_read(const char *path, int *err, char *msg, size_t len);
+/* The state file's text (@n bytes at @buf, named @path): what restore trusts. */
+TCFS_HIDDEN json_t *tcfs_state_parse(const char *buf, size_t n, const char *path, int *err,
+				     char *msg, size_t len);
 TCFS_HIDDEN int tcfs_lock_take(struct tc_tracefs *t, int wait_ms);
 TCFS_HIDDEN void tcfs_lock_release(struct tc_tracefs *t);
 TCFS_HIDDEN bool tcfs_bad_relpath(const char *p);
+/* An instance name restore may remove: tracecost-PID, as we make them. */
+TCFS_HIDDEN bool tcfs_state_instance_ok(const char *name);
 
 #endif /* TC_TRACEFS_LOCAL_H */

@@ -282,6 +282,16 @@ static int check_filters(struct tc_tracefs *t, struct tc_profile *p)
 	return ret;
 }
 
+/*
+ * libtracefs's tracefs_tracers() leaves "nop" out of the list it returns
+ * (and so tracefs_tracer_available() says no for it), while the kernel
+ * registers nop first and lists it in every available_tracers.
+ */
+static bool tracer_available(struct tc_tracefs *t, const char *name)
+{
+	return !strcmp(name, "nop") || tracefs_tracer_available(t->dir, name);
+}
+
 static int check_file_profile(struct tc_tracefs *t, struct tc_profile *p)
 {
 	char missing[160];
@@ -315,7 +325,7 @@ static int check_file_profile(struct tc_tracefs *t, struct tc_profile *p)
 	err = check_filters(t, p);
 	if (err)
 		return err;
-	if (p->tracer[0] && !tracefs_tracer_available(t->dir, p->tracer))
+	if (p->tracer[0] && !tracer_available(t, p->tracer))
 		return tcfs_err(t, -EINVAL, "%s:%d: tracer '%s' is not in %s/available_tracers",
 			       p->file, p->tracer_line, p->tracer, t->dir);
 	p->available = true;
@@ -370,7 +380,7 @@ static int check_builtin(struct tc_tracefs *t, struct tc_profile *p)
 	}
 	if (err)
 		return tcfs_err(t, err, "profile %s: %s", p->name, strerror(-err));
-	if (p->tracer[0] && !tracefs_tracer_available(t->dir, p->tracer)) {
+	if (p->tracer[0] && !tracer_available(t, p->tracer)) {
 		p->available = false;
 		snprintf(p->reason, sizeof(p->reason), "tracer '%s' is not in available_tracers "
 			 "(needs %s)", p->tracer, b && b->needs ? b->needs : "it");

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -29,9 +30,13 @@
 #include <jansson.h>
 #include <tracefs.h>
 
+#include <tracecost/file.h>
 #include <tracecost/kmod.h>
 
 #include "tracefs-local.h"
+
+/* A state file names a few instances and files: far below this. */
+#define STATE_MAX_BYTES		(1u << 20)
 
 /* ---- state file ------------------------------------------------------- */
 
@@ -86,8 +91,9 @@ static int state_write(struct tc_tracefs *t, json_t *st)
 /* Return: the state object, NULL with *err = -ENOENT when absent. */
 json_t *tcfs_state_read(const char *path, int *err, char *msg, size_t len)
 {
-	json_error_t je;
+	char why[128], *buf;
 	json_t *st;
+	size_t n;
 
 	*err = 0;
 	if (access(path, F_OK)) {
@@ -95,7 +101,25 @@ json_t *tcfs_state_read(const char *path, int *err, char *msg, size_t len)
 		snprintf(msg, len, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
-	st = json_load_file(path, 0, &je);
+	/* not a regular file (a directory, a FIFO): say so, never block */
+	*err = tc_file_read(path, STATE_MAX_BYTES, &buf, &n, why, sizeof(why));
+	if (*err) {
+		snprintf(msg, len, "%s: %s", path, why);
+		return NULL;
+	}
+	st = tcfs_state_parse(buf, n, path, err, msg, len);
+	free(buf);
+	return st;
+}
+
+json_t *tcfs_state_parse(const char *buf, size_t n, const char *path, int *err, char *msg,
+			 size_t len)
+{
+	json_error_t je;
+	json_t *st;
+
+	*err = 0;
+	st = json_loadb(buf, n, 0, &je);
 	if (!st || !json_is_object(st) ||
 	    json_integer_value(json_object_get(st, "version")) != STATE_VERSION ||
 	    !json_is_array(json_object_get(st, "instances")) ||
@@ -203,6 +227,19 @@ int tc_tracefs_begin(struct tc_tracefs *t)
 	}
 	t->begun = true;
 	return 0;
+}
+
+bool tcfs_state_instance_ok(const char *name)
+{
+	const char *p;
+
+	/* exactly what tc_tracefs_open() names them: tracecost-PID */
+	if (!name || strncmp(name, "tracecost-", 10) || !name[10])
+		return false;
+	for (p = name + 10; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	return p - name < 32;
 }
 
 bool tcfs_bad_relpath(const char *p)
@@ -383,7 +420,7 @@ static int state_undo(struct tc_tracefs *t, json_t *st, struct tc_restore_report
 		const char *name = json_string_value(json_array_get(inst, i));
 		bool removed;
 
-		if (!name || strncmp(name, "tracecost-", 10) || strchr(name, '/'))
+		if (!tcfs_state_instance_ok(name))
 			continue;	/* never touch an instance that is not ours */
 		err = tcfs_instance_remove_by_name(t, name, &removed);
 		if (err && !ret)
@@ -522,6 +559,66 @@ int tc_tracefs_supervise(struct tc_tracefs *t, int (*fn)(void *arg), void *arg, 
 	return err;
 }
 
+int tc_tracefs_state_owner(const char *state_dir, long *pid)
+{
+	char path[PATH_MAX + 16], msg[64];
+	json_t *st;
+	int fd, err;
+
+	*pid = 0;
+	if (!state_dir)
+		state_dir = TC_TRACEFS_STATE_DIR;
+	snprintf(path, sizeof(path), "%s/state", state_dir);
+	if (access(path, F_OK))
+		return errno == ENOENT ? TC_STATE_NONE : -errno;
+	st = tcfs_state_read(path, &err, msg, sizeof(msg));
+	if (st) {
+		*pid = (long)json_integer_value(json_object_get(st, "pid"));
+		json_decref(st);
+	}
+	/*
+	 * A run holds the lock (LOCK_EX) from before it writes the state file
+	 * until after it removed it: a shared lock that cannot be had means a
+	 * live run; one that can, a dead one (flock locks die with their owner).
+	 */
+	snprintf(path, sizeof(path), "%s/lock", state_dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return TC_STATE_STALE;
+	if (flock(fd, LOCK_SH | LOCK_NB)) {
+		err = errno;
+		close(fd);
+		return err == EWOULDBLOCK ? TC_STATE_LIVE : -err;
+	}
+	flock(fd, LOCK_UN);
+	close(fd);
+	return TC_STATE_STALE;
+}
+
+/*
+ * STATE.tmp.PID files of runs killed while writing their state. Called with
+ * the lock held: no live run is writing one.
+ */
+static void remove_stale_temporaries(struct tc_tracefs *t)
+{
+	char prefix[64], path[PATH_MAX + 300];
+	struct dirent *de;
+	size_t plen;
+	DIR *d;
+
+	plen = (size_t)snprintf(prefix, sizeof(prefix), "state.tmp.");
+	d = opendir(t->state_dir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, prefix, plen) || !isdigit((unsigned char)de->d_name[plen]))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", t->state_dir, de->d_name);
+		unlink(path);
+	}
+	closedir(d);
+}
+
 int tc_tracefs_restore(const char *state_dir, struct tc_restore_report *r, char *errbuf,
 		       size_t len)
 {
@@ -539,12 +636,18 @@ int tc_tracefs_restore(const char *state_dir, struct tc_restore_report *r, char 
 		return err;
 	}
 	if (access(t->state_path, F_OK)) {
+		/* nothing to undo; a temporary of a run killed mid-write may be there */
+		if (!tcfs_lock_take(t, 0)) {
+			remove_stale_temporaries(t);
+			tcfs_lock_release(t);
+		}
 		tc_tracefs_close(t);
 		return 0;
 	}
 	err = tcfs_lock_take(t, LOCK_WAIT_MS);
 	if (err)
 		goto out;
+	remove_stale_temporaries(t);
 	st = tcfs_state_read(t->state_path, &err, msg, sizeof(msg));
 	if (!st) {
 		if (err == -ENOENT) {	/* the run finished while we waited */

@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <math.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include <libgen.h>
+#include <limits.h>
 
 #include <tracecost/report.h>
 #include <tracecost/tracefs.h>
@@ -39,12 +41,17 @@ void tc_cli_die(int code, const char *fmt, ...)
 	exit(code);
 }
 
+/* Set once a command polls tc_cli_stop; before that a signal exits at once. */
+static volatile sig_atomic_t polling;
+
 static void on_signal(int sig)
 {
 	tc_cli_stop = sig;
+	if (!polling)
+		_exit(TC_EXIT_INTERRUPTED);
 }
 
-void tc_cli_catch_signals(void)
+static void install_handlers(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 
@@ -52,6 +59,17 @@ void tc_cli_catch_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+}
+
+void tc_cli_early_signals(void)
+{
+	install_handlers();
+}
+
+void tc_cli_catch_signals(void)
+{
+	polling = 1;
+	install_handlers();
 }
 
 uint64_t tc_cli_parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max)
@@ -160,6 +178,49 @@ void tc_cli_format_cpus(const int *cpus, int n, char *buf, size_t len)
 	}
 }
 
+void tc_cli_check_list(const char *opt, const char *s)
+{
+	const char *p;
+
+	if (!s || !*s)
+		tc_cli_usage("%s: empty list", opt);
+	for (p = s; *p; p++)
+		if (*p == ',' && (p == s || p[1] == ',' || !p[1]))
+			tc_cli_usage("%s: empty item in '%s' (items are separated by single commas)",
+				     opt, s);
+}
+
+/* "2,4,8" or "0k,1k,4k" into @v; exits 2 naming @opt. */
+int tc_cli_parse_uint_list(const char *opt, const char *s, unsigned int *v, int max,
+			   bool k_suffix)
+{
+	char *copy, *tok, *save, *end;
+	int n = 0;
+
+	tc_cli_check_list(opt, s);
+	copy = strdup(s);
+	if (!copy)
+		tc_cli_fail("out of memory");
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		unsigned long x;
+
+		errno = 0;
+		x = strtoul(tok, &end, 10);
+		if (k_suffix && (*end == 'k' || *end == 'K'))
+			end++;
+		/* digits only (strtoul would take " 5", "+5" and "-5") */
+		if (!isdigit((unsigned char)*tok) || errno || *end || x > 1000000 || n == max) {
+			free(copy);	/* the fuzzer (tests/fuzz/fuzz_options.c) returns here */
+			if (n == max)
+				tc_cli_usage("%s: more than %d values", opt, max);
+			tc_cli_usage("%s: '%s' is not a list of integers (e.g. 2,4,8)", opt, s);
+		}
+		v[n++] = (unsigned int)x;
+	}
+	free(copy);
+	return n;
+}
+
 static int parse_cpu_number(const char *opt, const char *list, const char **p)
 {
 	long v;
@@ -182,8 +243,7 @@ int tc_cli_parse_cpus(const char *opt, const char *s, int **cpus)
 	int i, n;
 
 	CPU_ZERO(&want);
-	if (!s || !*s)
-		tc_cli_usage("%s: empty CPU list", opt);
+	tc_cli_check_list(opt, s);
 	for (;;) {
 		int a = parse_cpu_number(opt, s, &p), b = a;
 
@@ -242,6 +302,19 @@ void tc_cli_progress(void *arg, double fraction)
 	progress_shown = 1;
 }
 
+void tc_cli_progress_line(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!isatty(STDERR_FILENO))
+		return;
+	fputs("\r\033[K", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	progress_shown = 1;
+}
+
 void tc_cli_progress_done(void)
 {
 	if (progress_shown)
@@ -274,8 +347,34 @@ int tc_cli_parse_format(const char *opt, const char *s, int json_ok)
 		     json_ok ? ", csv or json" : " or csv");
 }
 
+/* The kind of a kernel pseudo file system, where no output file can be created. */
+static const char *pseudo_fs(const char *dir)
+{
+	static const struct { unsigned long magic; const char *name; } fs[] = {
+		{ 0x9fa0, "proc file system" },
+		{ 0x62656572, "sysfs" },
+		{ 0x64626720, "debugfs" },
+		{ 0x74726163, "tracefs" },
+		{ 0x27e0eb, "cgroup file system" },
+		{ 0x63677270, "cgroup2 file system" },
+		{ 0x1cd1, "devpts file system" },
+		{ 0x73636673, "securityfs" },
+		{ 0xcafe4a11, "bpf file system" },
+	};
+	struct statfs sf;
+	size_t i;
+
+	if (statfs(dir, &sf))
+		return NULL;
+	for (i = 0; i < sizeof(fs) / sizeof(fs[0]); i++)
+		if ((unsigned long)sf.f_type == fs[i].magic)
+			return fs[i].name;
+	return NULL;
+}
+
 void tc_cli_check_output(const char *opt, const char *path)
 {
+	const char *pseudo;
 	char *copy, *dir, tmp[4096];
 	struct stat st;
 	int fd;
@@ -290,6 +389,10 @@ void tc_cli_check_output(const char *opt, const char *path)
 	if (!copy)
 		tc_cli_fail("out of memory");
 	dir = dirname(copy);
+	pseudo = pseudo_fs(dir);
+	if (pseudo)
+		tc_cli_usage("%s: cannot create '%s': '%s' is on a %s, where no file can be created",
+			     opt, path, dir, pseudo);
 	if (access(dir, W_OK))
 		tc_cli_usage("%s: cannot write in '%s': %s", opt, dir, strerror(errno));
 	/*
@@ -306,20 +409,70 @@ void tc_cli_check_output(const char *opt, const char *path)
 	free(copy);
 }
 
-int tc_cli_stale_state(void)
+/* @path's directory resolved (symlinks, ".", "..") plus its last component */
+static int resolved_name(const char *path, char *out, size_t len)
 {
-	return !access("/run/tracecost/state", F_OK);
+	char *c1 = strdup(path), *c2 = strdup(path), *dir;
+	int ret = -1;
+
+	if (c1 && c2) {
+		dir = realpath(dirname(c1), NULL);
+		if (dir && snprintf(out, len, "%s/%s", dir, basename(c2)) < (int)len)
+			ret = 0;
+		free(dir);
+	}
+	free(c1);
+	free(c2);
+	return ret;
+}
+
+int tc_cli_same_file(const char *a, const char *b)
+{
+	char ra[PATH_MAX + 256], rb[PATH_MAX + 256];
+	struct stat sa, sb;
+
+	if (!strcmp(a, "-") || !strcmp(b, "-"))
+		return !strcmp(a, b);
+	if (!strcmp(a, b))
+		return 1;
+	/* both exist: the same inode (hard links, symlinks, ./x and x) */
+	if (!stat(a, &sa) && !stat(b, &sb))
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	/* not yet created: the same name in the same directory */
+	if (!resolved_name(a, ra, sizeof(ra)) && !resolved_name(b, rb, sizeof(rb)))
+		return !strcmp(ra, rb);
+	return 0;
+}
+
+int tc_cli_state(long *pid)
+{
+	int ret = tc_tracefs_state_owner(NULL, pid);
+
+	/* a state file we cannot read or lock: treat it as left behind */
+	return ret < 0 ? TC_STATE_STALE : ret;
 }
 
 int tc_cli_run_supervised(struct tc_tracefs *t, int (*fn)(void *arg), void *arg)
 {
 	int err, status;
 
+	/* a signal from the first millisecond on: exit 130, nothing left behind */
+	tc_cli_catch_signals();
+	if (tc_cli_stop)
+		return TC_EXIT_INTERRUPTED;
 	err = tc_tracefs_begin(t);
 	if (err == -ESTALE)
 		tc_cli_fail("%s: run 'tracecost restore' first", tc_tracefs_error(t));
 	if (err)
 		tc_cli_fail("%s", tc_tracefs_error(t));
+	if (tc_cli_stop) {
+		/* interrupted while the state file was written */
+		if (tc_tracefs_end(t))
+			tc_cli_fail("restoring tracefs failed: %s; run 'tracecost restore'",
+				    tc_tracefs_error(t));
+		tc_tracefs_close(t);
+		return TC_EXIT_INTERRUPTED;
+	}
 	/* measure in a child; this process restores tracefs however it ends */
 	err = tc_tracefs_supervise(t, fn, arg, &status);
 	if (err) {

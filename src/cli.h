@@ -21,6 +21,11 @@
 /* Set by SIGINT/SIGTERM/SIGHUP once tc_cli_catch_signals() ran. */
 extern volatile sig_atomic_t tc_cli_stop;
 void tc_cli_catch_signals(void);
+/*
+ * From main()'s first line: SIGINT/SIGTERM/SIGHUP exit 130 at once (not
+ * death by signal) until a command calls tc_cli_catch_signals() and polls.
+ */
+void tc_cli_early_signals(void);
 
 /* Print "tracecost: <msg>" on stderr and exit with @code. */
 void tc_cli_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
@@ -48,14 +53,38 @@ void tc_cli_format_cpus(const int *cpus, int n, char *buf, size_t len);
  */
 void tc_cli_bad_option(int c, char **argv, const char *help) __attribute__((noreturn));
 
+/*
+ * tc_cli_check_list() - the one rule for every comma-separated option value:
+ * not empty, no empty item (",a", "a,,b", "a,"); else exit 2 naming @opt.
+ */
+void tc_cli_check_list(const char *opt, const char *s);
+
+/*
+ * tc_cli_parse_uint_list() - "2,4,8" (or "0k,1k" with @k_suffix) into @v,
+ * at most @max values of at most 1000000; else exit 2 naming @opt.
+ * Return: the number of values.
+ */
+int tc_cli_parse_uint_list(const char *opt, const char *s, unsigned int *v, int max,
+			   bool k_suffix);
+
 /* "ns" -> 0, "ticks"/"cycles" -> 1; else exit 2 naming @opt. */
 int tc_cli_parse_unit(const char *opt, const char *s);
 /* "text", "markdown", "csv" (and "json" when @json_ok) -> enum tc_table_format, or -1 for json. */
 int tc_cli_parse_format(const char *opt, const char *s, int json_ok);
 /* The directory of @path must exist and be writable ("-" is stdout): exit 2 otherwise. */
 void tc_cli_check_output(const char *opt, const char *path);
-/* Whether an interrupted run's tracefs state file is still there (tracecost restore). */
-int tc_cli_stale_state(void);
+/*
+ * Whether two output paths name the same file: the same device and inode
+ * when both exist, else the same name in the same (resolved) directory.
+ * "-" (stdout) is only the same as "-".
+ */
+int tc_cli_same_file(const char *a, const char *b);
+/*
+ * Whether a run's tracefs state file is there (TC_STATE_NONE), held by a
+ * running tracecost (TC_STATE_LIVE) or left by an interrupted one
+ * (TC_STATE_STALE: tracecost restore); *@pid is the run's pid or 0.
+ */
+int tc_cli_state(long *pid);
 
 struct tc_tracefs;
 /**
@@ -71,6 +100,8 @@ int tc_cli_run_supervised(struct tc_tracefs *t, int (*fn)(void *arg), void *arg)
 /* A progress line on stderr, only when stderr is a terminal, after 2 s. */
 void tc_cli_progress(void *arg, double fraction);
 void tc_cli_progress_done(void);
+/* A progress line of the caller's own (terminal only), replaced by the next one. */
+void tc_cli_progress_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* perf-bench style registration table of suites (src/cmd_run.c). */
 struct tc_suite {

@@ -125,6 +125,14 @@ static void name_columns(struct tc_cli_column *col, int n, int nr_labels,
 	if (nr_labels > n)
 		tc_cli_usage("--label: %d labels for %d columns", nr_labels, n);
 	for (i = 0; i < nr_labels; i++) {
+		const char *ch;
+
+		/* a newline or escape sequence would split or garble the table */
+		for (ch = labels[i]; *ch; ch++)
+			if ((unsigned char)*ch < 0x20 || *ch == 0x7f)
+				tc_cli_usage("--label number %d holds a control character "
+					     "(0x%02x): a label is one line of text", i + 1,
+					     (unsigned char)*ch);
 		if (!*labels[i] || strlen(labels[i]) >= sizeof(col[i].name))
 			tc_cli_usage("--label: '%.40s' must have 1 to %zu characters", labels[i],
 				     sizeof(col[i].name) - 1);
@@ -279,6 +287,7 @@ static void parse_metrics(struct cmp_opts *o, const char *arg)
 
 	if (!copy)
 		tc_cli_fail("out of memory");
+	tc_cli_check_list("--metrics", arg);
 	memset(o->metrics, 0, sizeof(o->metrics));
 	memset(o->named, 0, sizeof(o->named));
 	o->metrics_set = true;

@@ -383,41 +383,58 @@ static void write_script(FILE *g, struct series *s, int n, const struct plot_opt
 	}
 }
 
-/* Run gnuplot with @script on stdin, stdout into @out_fd. Return: exit status or -errno. */
+/*
+ * Run gnuplot with @script on stdin; its standard output comes through a
+ * pipe and is written to @out_fd here, every write checked: gnuplot exits 0
+ * when its own write failed (a full file system left a truncated PNG).
+ * Return: gnuplot's exit status, or -errno (a failed write: *@wr_err set).
+ */
 static int run_gnuplot(const char *gnuplot, const char *script, size_t len, int out_fd,
-		       char *err, size_t errlen)
+		       char *err, size_t errlen, int *wr_err)
 {
-	FILE *errf = tmpfile();
-	int in[2], status;
-	size_t off = 0;
+	FILE *errf = tmpfile(), *in = tmpfile();
+	int out[2], status, werr = 0;
+	char buf[65536];
 	pid_t pid;
 
 	err[0] = 0;
-	if (!errf || pipe(in))
+	*wr_err = 0;
+	if (!errf || !in || fwrite(script, 1, len, in) != len || fflush(in) ||
+	    fseek(in, 0, SEEK_SET) || pipe(out))
 		return -errno;
 	pid = fork();
 	if (pid < 0)
 		return -errno;
 	if (!pid) {
-		dup2(in[0], STDIN_FILENO);
-		dup2(out_fd, STDOUT_FILENO);
+		dup2(fileno(in), STDIN_FILENO);
+		dup2(out[1], STDOUT_FILENO);
 		dup2(fileno(errf), STDERR_FILENO);
-		close(in[0]);
-		close(in[1]);
+		close(out[0]);
+		close(out[1]);
 		execl(gnuplot, "gnuplot", (char *)NULL);
 		_exit(127);
 	}
-	close(in[0]);
-	while (off < len) {
-		ssize_t w = write(in[1], script + off, len - off);
+	close(out[1]);
+	for (;;) {
+		ssize_t r = read(out[0], buf, sizeof(buf)), off = 0;
 
-		if (w < 0 && errno == EINTR)
+		if (r < 0 && errno == EINTR)
 			continue;
-		if (w <= 0)
-			break;		/* gnuplot gave up early: its message says why */
-		off += (size_t)w;
+		if (r <= 0)
+			break;
+		while (!werr && off < r) {
+			ssize_t w = write(out_fd, buf + off, (size_t)(r - off));
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0)
+				werr = errno;
+			else
+				off += w;
+		}
 	}
-	close(in[1]);
+	close(out[0]);
+	fclose(in);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return -errno;
@@ -425,6 +442,10 @@ static int run_gnuplot(const char *gnuplot, const char *script, size_t len, int 
 	if (fgets(err, (int)errlen, errf))
 		err[strcspn(err, "\n")] = 0;
 	fclose(errf);
+	if (werr) {
+		*wr_err = werr;
+		return -werr;
+	}
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -439,7 +460,7 @@ int cmd_plot(int argc, char **argv)
 	size_t script_len = 0;
 	mode_t mask;
 	FILE *g;
-	int n, c, fd, ret, machines = 1;
+	int n, c, fd, ret, wr_err, machines = 1;
 
 	parse(argc, argv, &o);
 	n = tc_cli_columns_load(argc - optind, argv + optind, o.nr_labels, o.labels, &col);
@@ -496,12 +517,15 @@ int cmd_plot(int argc, char **argv)
 	umask(mask);
 	fchmod(fd, 0666 & ~mask);
 	signal(SIGPIPE, SIG_IGN);
-	ret = run_gnuplot(gnuplot, script, script_len, fd, err, sizeof(err));
+	ret = run_gnuplot(gnuplot, script, script_len, fd, err, sizeof(err), &wr_err);
+	errno = 0;
 	if (ret || fstat(fd, &st) || !st.st_size || fsync(fd) || close(fd) ||
 	    rename(tmp, o.out)) {
 		int e = errno;
 
 		unlink(tmp);
+		if (wr_err)
+			tc_cli_fail("--out %s: %s", o.out, strerror(wr_err));
 		if (ret < 0)
 			tc_cli_fail("running %s: %s", gnuplot, strerror(-ret));
 		if (ret)

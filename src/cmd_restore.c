@@ -29,6 +29,7 @@ int cmd_restore(int argc, char **argv)
 {
 	struct tc_restore_report r;
 	char err[512];
+	long pid;
 	int ret;
 
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -38,7 +39,12 @@ int cmd_restore(int argc, char **argv)
 	if (argc > 1)
 		tc_cli_usage("restore: unexpected argument '%s' (try 'tracecost restore --help')",
 			     argv[1]);
+	if (tc_tracefs_state_owner(NULL, &pid) == TC_STATE_LIVE)
+		tc_cli_fail("run %ld is in progress (it holds %s/lock): it restores tracing "
+			    "itself when it ends; nothing done", pid, TC_TRACEFS_STATE_DIR);
 	if (access(TC_TRACEFS_STATE_DIR "/state", F_OK) && errno == ENOENT) {
+		if (!geteuid())
+			tc_tracefs_restore(NULL, &r, err, sizeof(err)); /* stale temporaries */
 		printf("tracecost: nothing to restore (no %s/state)\n", TC_TRACEFS_STATE_DIR);
 		return TC_EXIT_OK;
 	}

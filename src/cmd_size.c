@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <capstone/capstone.h>
 
+#include <tracecost/file.h>
 #include <tracecost/report.h>
 
 #include "cli.h"
@@ -229,14 +230,14 @@ static void read_elf(struct elf_size *e, const char *pattern)
 	GElf_Ehdr eh;
 	GElf_Shdr sh;
 	struct stat st;
+	char why[128];
 	Elf *elf;
 	int fd;
 
-	fd = open(e->path, O_RDONLY | O_CLOEXEC);
+	/* a FIFO or device is refused before open() could block on it */
+	fd = tc_file_open(e->path, &st, why, sizeof(why));
 	if (fd < 0)
-		tc_cli_usage("%s: cannot open: %s", e->path, strerror(errno));
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
-		tc_cli_usage("%s: not a regular file", e->path);
+		tc_cli_usage("%s: %s", e->path, why);
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF)
 		tc_cli_usage("%s: not an ELF file%s", e->path,

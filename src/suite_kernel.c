@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <tracecost/file.h>
 #include <tracecost/kmod.h>
 #include <tracecost/result.h>
 #include <tracecost/sysinfo.h>
@@ -110,8 +111,7 @@ static void parse_pairs(const char *s, struct kopts *o)
 
 	if (!copy)
 		tc_cli_fail("out of memory");
-	if (!*s)
-		tc_cli_usage("--pairs: empty list");
+	tc_cli_check_list("--pairs", s);
 	o->npairs = 0;
 	while ((tok = strsep(&p, ",")) != NULL) {
 		for (i = 0; i < TC_NR_KPAIRS; i++)
@@ -175,11 +175,16 @@ static void parse(int argc, char **argv, struct kopts *o)
 			else
 				tc_cli_usage("--tracepoints: '%s' is not off, on or both", optarg);
 			break;
-		case OPT_MODULE:
-			if (access(optarg, R_OK))
-				tc_cli_usage("--module: cannot read '%s': %s", optarg,
-					     strerror(errno));
+		case OPT_MODULE: {
+			char why[128];
+			int fd = tc_file_open(optarg, NULL, why, sizeof(why));
+
+			/* a FIFO is refused here, before finit_module() could block on it */
+			if (fd < 0)
+				tc_cli_usage("--module %s: %s", optarg, why);
+			close(fd);
 			o->module = optarg;
+			}
 			break;
 		case OPT_JSON:
 			tc_cli_check_output("--json", optarg);
@@ -514,6 +519,10 @@ static void parse_results(char *text, const struct kopts *o, const int *cpus, in
 				tc_cli_fail("tracecost.ko reported CPU %d pair %s, not asked for",
 					    cpu, pair);
 			s = &cells[col * o->npairs + pi].snap[rep * nr_cpus + ci];
+			/* found by tests/fuzz/fuzz_kmod.c: a repeated line overwrote arrays */
+			if (s->n || s->idx || s->top)
+				tc_cli_fail("tracecost.ko results: CPU %d pair %s reported twice",
+					    cpu, pair);
 			if (sscanf(l + n, "n %llu min %llu max %llu overflow %llu sum %llu %llu"
 				   " clamped %llu omin %llu omax %llu resched %llu", &v[0], &v[1],
 				   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]) != 10)
@@ -530,6 +539,9 @@ static void parse_results(char *text, const struct kopts *o, const int *cpus, in
 			char *q = l + 1, *end;
 			size_t cap = 16;
 
+			/* a second line kept hist_nr with 16 fresh slots: heap overflow */
+			if (s->idx || s->cnt)
+				tc_cli_fail("tracecost.ko results: two bucket lines for one cell");
 			s->idx = malloc(cap * sizeof(*s->idx));
 			s->cnt = malloc(cap * sizeof(*s->cnt));
 			while (s->idx && s->cnt && *q == ' ') {
@@ -553,6 +565,8 @@ static void parse_results(char *text, const struct kopts *o, const int *cpus, in
 			char *q = l + 1;
 			size_t cap = 16;
 
+			if (s->top)
+				tc_cli_fail("tracecost.ko results: two top-N lines for one cell");
 			s->top = malloc(cap * sizeof(*s->top));
 			while (s->top && *q == ' ') {
 				if (s->top_len == cap) {

@@ -33,6 +33,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 
 #include <tracecost/report.h>
 #include <tracecost/result.h>
@@ -77,6 +78,11 @@ struct sys_run {
 	int nr_res;
 	struct tc_sysinfo si;
 	struct timespec start, end;
+	/* whole-run estimate and progress */
+	double call_s;			/* one getpid call here (calibrated), s */
+	double model[MAX_WORKLOADS];	/* modelled seconds of one run of each workload */
+	double model_total, model_done;
+	double t0;			/* CLOCK_MONOTONIC at the first run, s */
 };
 
 enum {
@@ -134,44 +140,18 @@ static void usage(void)
 	       "  --repeat K         runs per workload and profile, interleaved (default 7;\n"
 	       "                     K >= 6 gives a 95%% interval of the median)\n"
 	       "  --json FILE        write the result file (doc/result-system.md)\n"
-	       "  --calls N          getpid: calls per CPU per run (default 10000000)\n"
+	       "  --calls N          getpid: calls per CPU per run (default 2000000)\n"
 	       "  --round-trips N    pipe: round trips per run (default 20000)\n"
 	       "  --ring-trips N     ctxsw: trips of the token around the ring (default 2000)\n"
 	       "  --procs LIST       ctxsw: ring sizes (default 2,4,8,16)\n"
 	       "  --sizes LIST       fs: file sizes in KiB (default 0,1,4,10)\n"
-	       "  --files N          fs: files per size per run (default 1000)\n"
-	       "  --dir PATH         fs: where the fresh directory is made (default $TMPDIR or /tmp)\n"
+	       "  --files N          fs: files per size per run (default 2000)\n"
+	       "  --dir PATH         fs: where the fresh directory is made (default /dev/shm\n"
+	       "                     when it is a tmpfs, else $TMPDIR or /tmp)\n"
 	       "  --groups N --fds N --loops N\n"
-	       "                     hackbench -g/-f/-l (default 4, 2, 30000)\n"
+	       "                     hackbench -g/-f/-l (default 4, 2, 10000)\n"
 	       "  --ipc socket|pipe  hackbench transport (default socket)\n"
-	       "  --tree PATH        walk: the tree to traverse (default /usr)\n");
-}
-
-/* "2,4,8" or "0k,1k,4k" into @v; exits 2 naming @opt. */
-static int parse_list(const char *opt, const char *s, unsigned int *v, int max, bool k_suffix)
-{
-	char *copy = strdup(s), *tok, *save, *end;
-	int n = 0;
-
-	if (!copy)
-		tc_cli_fail("out of memory");
-	if (!*s || s[strlen(s) - 1] == ',')
-		tc_cli_usage("%s: '%s' is not a list of integers (e.g. 2,4,8)", opt, s);
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		unsigned long x;
-
-		errno = 0;
-		x = strtoul(tok, &end, 10);
-		if (k_suffix && (*end == 'k' || *end == 'K'))
-			end++;
-		if (!*tok || *tok == '-' || *tok == '+' || errno || *end || x > 1000000)
-			tc_cli_usage("%s: '%s' is not a list of integers (e.g. 2,4,8)", opt, s);
-		if (n == max)
-			tc_cli_usage("%s: more than %d values", opt, max);
-		v[n++] = (unsigned int)x;
-	}
-	free(copy);
-	return n;
+	       "  --tree PATH        walk: the tree to traverse (default /usr/share)\n");
 }
 
 static void parse_workloads(struct sys_opts *o, const char *s)
@@ -182,8 +162,7 @@ static void parse_workloads(struct sys_opts *o, const char *s)
 	if (!copy)
 		tc_cli_fail("out of memory");
 	o->nr_wls = 0;
-	if (!*s || s[strlen(s) - 1] == ',')
-		tc_cli_usage("--workloads: empty name in '%s'", s);
+	tc_cli_check_list("--workloads", s);
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		const struct tc_workload *w = tc_workload_find(tok);
 
@@ -206,8 +185,46 @@ static void parse_workloads(struct sys_opts *o, const char *s)
 	free(copy);
 }
 
+/* Options of one workload each: given without it, they are ignored (a warning). */
+static const struct {
+	int opt;
+	const char *name, *workload;
+} wl_only_opts[] = {
+	{ OPT_CALLS, "--calls", "getpid" },
+	{ OPT_ROUND_TRIPS, "--round-trips", "pipe" },
+	{ OPT_RING_TRIPS, "--ring-trips", "ctxsw" },
+	{ OPT_PROCS, "--procs", "ctxsw" },
+	{ OPT_SIZES, "--sizes", "fs" },
+	{ OPT_FILES, "--files", "fs" },
+	{ OPT_DIR, "--dir", "fs" },
+	{ OPT_GROUPS, "--groups", "hackbench" },
+	{ OPT_FDS, "--fds", "hackbench" },
+	{ OPT_LOOPS, "--loops", "hackbench" },
+	{ OPT_IPC, "--ipc", "hackbench" },
+	{ OPT_TREE, "--tree", "walk" },
+};
+
+static void warn_unused_opts(const struct sys_opts *o, uint64_t given)
+{
+	size_t k;
+	int i;
+
+	for (k = 0; k < sizeof(wl_only_opts) / sizeof(wl_only_opts[0]); k++) {
+		if (!(given & (1ull << (wl_only_opts[k].opt - OPT_WORKLOADS))))
+			continue;
+		for (i = 0; i < o->nr_wls; i++)
+			if (!strcmp(o->wls[i]->name, wl_only_opts[k].workload))
+				break;
+		if (i == o->nr_wls)
+			fprintf(stderr, "tracecost: warning: %s applies to the %s workload, which "
+				"is not in --workloads: ignored\n", wl_only_opts[k].name,
+				wl_only_opts[k].workload);
+	}
+}
+
 static void parse(int argc, char **argv, struct sys_opts *o)
 {
+	uint64_t given = 0;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -216,11 +233,14 @@ static void parse(int argc, char **argv, struct sys_opts *o)
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":", long_opts, NULL)) != -1) {
+		if (c >= OPT_WORKLOADS && c < OPT_WORKLOADS + 64)
+			given |= 1ull << (c - OPT_WORKLOADS);
 		switch (c) {
 		case OPT_WORKLOADS:
 			parse_workloads(o, optarg);
 			break;
 		case OPT_PROFILES:
+			tc_cli_check_list("--profiles", optarg);
 			o->profiles = optarg;
 			break;
 		case OPT_PROFILE_FILE:
@@ -253,11 +273,11 @@ static void parse(int argc, char **argv, struct sys_opts *o)
 							    1000000000ull);
 			break;
 		case OPT_PROCS:
-			o->wl.nr_procs = parse_list("--procs", optarg, o->wl.procs,
+			o->wl.nr_procs = tc_cli_parse_uint_list("--procs", optarg, o->wl.procs,
 						    TC_WL_MAX_LIST, false);
 			break;
 		case OPT_SIZES:
-			o->wl.nr_sizes = parse_list("--sizes", optarg, o->wl.sizes,
+			o->wl.nr_sizes = tc_cli_parse_uint_list("--sizes", optarg, o->wl.sizes,
 						    TC_WL_MAX_LIST / 2, true);
 			break;
 		case OPT_FILES:
@@ -299,6 +319,7 @@ static void parse(int argc, char **argv, struct sys_opts *o)
 		for (c = 0; tc_workloads[c] && c < MAX_WORKLOADS; c++)
 			o->wls[o->nr_wls++] = tc_workloads[c];
 	}
+	warn_unused_opts(o, given);
 	if (!o->cpus)
 		o->nr_cpus = tc_cli_all_cpus(&o->cpus);
 	if (o->nr_cpus < 1)
@@ -347,8 +368,7 @@ static void resolve_profiles(struct sys_run *d)
 		free(file);	/* the profiles (and their filters) now live in d->prof */
 		return;
 	}
-	if (!*d->o.profiles || d->o.profiles[strlen(d->o.profiles) - 1] == ',')
-		tc_cli_usage("--profiles: empty name in '%s'", d->o.profiles);
+	tc_cli_check_list("--profiles", d->o.profiles);
 	copy = strdup(d->o.profiles);
 	if (!copy)
 		tc_cli_fail("out of memory");
@@ -657,6 +677,133 @@ static void print_tables(const struct sys_run *d, const struct sys_result *r)
 	fflush(stdout);
 }
 
+/* ---- whole-run estimate and progress ----------------------------------- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* "42 s", "3 min 5 s", "1 h 2 min" */
+static const char *fmt_dur(char *buf, size_t len, double s)
+{
+	long t = lround(s);
+
+	if (s < 9.95)
+		snprintf(buf, len, "%.1f s", s);
+	else if (t < 60)
+		snprintf(buf, len, "%ld s", t);
+	else if (t < 3600)
+		snprintf(buf, len, "%ld min %ld s", t / 60, t % 60);
+	else
+		snprintf(buf, len, "%ld h %ld min", t / 3600, t % 3600 / 60);
+	return buf;
+}
+
+/*
+ * Seconds one run of @w should take, in units of one getpid() call here
+ * (@call_s, timed at start-up) times a count per unit of the workload's
+ * work. The counts were fitted to the default run (every built-in profile,
+ * 7 repetitions: 1 min 46 s) on a 2-CPU KVM guest where one getpid() call
+ * took 0.4 us; tracing lengthens runs unevenly (pipe 2.5x under sched, getpid
+ * 3x under syscalls), so the estimate is rough: the progress lines correct
+ * it as runs finish (elapsed / modelled so far).
+ */
+static double model_run_s(const struct sys_run *d, const struct tc_workload *w)
+{
+	const struct tc_wl_opts *o = &d->o.wl;
+	double g = d->call_s, s = 0;
+	int i;
+
+	if (!strcmp(w->name, "getpid"))
+		return (double)o->calls * 1.2 * g;
+	if (!strcmp(w->name, "pipe"))
+		return (double)o->round_trips * 50 * g;
+	if (!strcmp(w->name, "ctxsw")) {
+		for (i = 0; i < o->nr_procs; i++)
+			s += (double)o->procs[i] * (double)o->ring_trips * 25 * g;
+		return s + o->nr_procs * 0.01;
+	}
+	if (!strcmp(w->name, "fs")) {
+		for (i = 0; i < o->nr_sizes; i++)
+			s += (double)o->files * (60 + 4.0 * o->sizes[i]) * g;
+		return s;
+	}
+	if (!strcmp(w->name, "hackbench"))
+		return (double)o->groups * o->fds * o->fds * (double)o->loops * 7 * g;
+	/* walk: the size of the tree is known once walked; /usr of a Debian install */
+	return 1.2e6 * g;
+}
+
+static void eta_start(struct sys_run *d)
+{
+	double t;
+	int i, runs = (int)d->o.repeat * d->nr_cols;
+	char b[32];
+
+	/* 20000 getpid() calls: the unit of the model (a few ms) */
+	t = now_s();
+	for (i = 0; i < 20000; i++)
+		syscall(SYS_getpid);
+	d->call_s = (now_s() - t) / 20000;
+	d->model_total = 0;
+	for (i = 0; i < d->o.nr_wls; i++) {
+		d->model[i] = model_run_s(d, d->o.wls[i]);
+		d->model_total += d->model[i] * runs;
+	}
+	d->model_done = 0;
+	d->t0 = now_s();
+	fprintf(stderr, "tracecost: estimate: about %s for %d workload%s x %d profile%s x %u "
+		"repetition%s (rough: tracing lengthens runs unevenly; progress %s)\n",
+		fmt_dur(b, sizeof(b), d->model_total), d->o.nr_wls, d->o.nr_wls > 1 ? "s" : "",
+		d->nr_cols, d->nr_cols > 1 ? "s" : "", d->o.repeat, d->o.repeat > 1 ? "s" : "",
+		isatty(STDERR_FILENO) ? "below" : "after each workload");
+	if (getenv("TC_ETA_DEBUG"))
+		for (i = 0; i < d->o.nr_wls; i++)
+			fprintf(stderr, "tracecost: estimate: %s %.3f s per run (one getpid call "
+				"%.3f us)\n", d->o.wls[i]->name, d->model[i], d->call_s * 1e6);
+}
+
+/* Whole-run time left: the model scaled by what the finished runs took. */
+static double eta_left(const struct sys_run *d, double elapsed)
+{
+	if (d->model_done <= 0)
+		return d->model_total;
+	return elapsed / d->model_done * (d->model_total - d->model_done);
+}
+
+/* One run of workload @wi finished: a progress line on a terminal. */
+static void eta_run_done(struct sys_run *d, int wi, int run, int runs)
+{
+	double el;
+	char a[32], b[32];
+
+	d->model_done += d->model[wi];
+	if (!isatty(STDERR_FILENO))
+		return;
+	el = now_s() - d->t0;
+	tc_cli_progress_line("system: %3.0f%%, %s %d/%d, %s elapsed, about %s left",
+			     100.0 * d->model_done / d->model_total, d->o.wls[wi]->name, run,
+			     runs, fmt_dur(a, sizeof(a), el), fmt_dur(b, sizeof(b),
+			     eta_left(d, el)));
+}
+
+/* Workload @wi finished: a line on stderr when it is not a terminal (logs). */
+static void eta_workload_done(struct sys_run *d, int wi, double took)
+{
+	double el = now_s() - d->t0;
+	char a[32], b[32], c[32];
+
+	if (isatty(STDERR_FILENO))
+		return;
+	fprintf(stderr, "tracecost: [%d/%d] %s done in %s; %s elapsed, about %s left\n",
+		wi + 1, d->o.nr_wls, d->o.wls[wi]->name, fmt_dur(c, sizeof(c), took),
+		fmt_dur(a, sizeof(a), el), fmt_dur(b, sizeof(b), eta_left(d, el)));
+}
+
 static void measure_fail(struct sys_run *d, struct sys_result *r, int err, const char *what)
 {
 	if (d->t)
@@ -675,6 +822,7 @@ static void measure_workload(struct sys_run *d, const struct tc_workload *w, int
 {
 	struct sys_result *r = &d->res[d->nr_res];
 	int cells = (int)d->o.repeat * d->nr_cols, k, c, err;
+	double t_start = now_s();
 	char what[512];
 
 	r->s = calloc((size_t)cells, sizeof(*r->s));
@@ -693,8 +841,6 @@ static void measure_workload(struct sys_run *d, const struct tc_workload *w, int
 			const struct tc_profile *p = &d->prof[d->col[c]];
 			int i = k * d->nr_cols + c;
 
-			tc_cli_progress((void *)w->name,
-					((double)wi + (double)i / cells) / d->o.nr_wls);
 			if (needs_tracefs(p) && tc_tracefs_apply(d->t, p)) {
 				snprintf(what, sizeof(what), "profile %s: %s", p->name,
 					 tc_tracefs_error(d->t));
@@ -720,10 +866,12 @@ static void measure_workload(struct sys_run *d, const struct tc_workload *w, int
 			}
 			if (tc_cli_stop)
 				measure_fail(d, r, -EINTR, "");
+			eta_run_done(d, wi, i + 1, cells);
 		}
 	}
 	tc_workload_teardown(&r->ctx);
 	tc_cli_progress_done();
+	eta_workload_done(d, wi, now_s() - t_start);
 	print_tables(d, r);
 }
 
@@ -897,6 +1045,8 @@ static int measure(void *arg)
 			    d->prof[i < d->nr_prof ? i : 0].reason);
 	}
 	print_header(d);
+	fflush(stdout);
+	eta_start(d);
 	for (i = 0; i < d->o.nr_wls; i++)
 		measure_workload(d, d->o.wls[i], i);
 	clock_gettime(CLOCK_REALTIME, &d->end);
@@ -913,8 +1063,11 @@ int suite_system_run(int argc, char **argv)
 	static struct sys_run d;
 	char msg[256];
 	bool tracefs_cols = false;
+	long pid;
 	int i;
 
+	/* Ctrl-C from the first millisecond: exit 130, nothing written */
+	tc_cli_catch_signals();
 	parse(argc, argv, &d.o);
 	resolve_profiles(&d);
 	for (i = 0; i < d.o.nr_wls; i++) {
@@ -923,9 +1076,16 @@ int suite_system_run(int argc, char **argv)
 	}
 	check_profiles(&d);
 	/* an interrupted run may still be tracing: no baseline is valid until restored */
-	if (tc_cli_stale_state())
-		tc_cli_fail("the state file of an interrupted run is still there (tracing it set up may "
-			    "still be on): run 'tracecost restore' first");
+	switch (tc_cli_state(&pid)) {
+	case TC_STATE_LIVE:
+		tc_cli_fail("another tracecost run (pid %ld) holds %s/lock and is tracing now: "
+			    "wait for it to end", pid, TC_TRACEFS_STATE_DIR);
+	case TC_STATE_STALE:
+		tc_cli_fail("the state file of an interrupted run (pid %ld) is still there (tracing "
+			    "it set up may still be on): run 'tracecost restore' first", pid);
+	}
+	if (tc_cli_stop)
+		tc_cli_die(TC_EXIT_INTERRUPTED, "interrupted; nothing written");
 	for (i = 0; i < d.nr_prof; i++)
 		if (needs_tracefs(&d.prof[i]) && d.prof[i].available)
 			tracefs_cols = true;

@@ -23,8 +23,11 @@
 #include <tracecost/result.h>
 #include <tracecost/sampler.h>
 #include <tracecost/static_key.h>
+#include <tracecost/tracepoint.h>
 #include <tracecost/stats.h>
 #include <tracecost/sysinfo.h>
+
+#include <tracecost/tracefs.h>
 
 #include "cli.h"
 #include "pair_report.h"
@@ -190,8 +193,8 @@ static void parse(int argc, char **argv, struct user_opts *o)
 	}
 	if (optind < argc)
 		tc_cli_usage("unexpected argument '%s'", argv[optind]);
-	if (o->json && o->raw && !strcmp(o->json, o->raw) && strcmp(o->json, "-"))
-		tc_cli_usage("--json and --raw name the same file '%s'", o->json);
+	if (o->json && o->raw && strcmp(o->json, "-") && tc_cli_same_file(o->json, o->raw))
+		tc_cli_usage("--json '%s' and --raw '%s' name the same file", o->json, o->raw);
 	if (!o->cpus)
 		o->nr_cpus = tc_cli_all_cpus(&o->cpus);
 	if (o->nr_cpus < 1)
@@ -234,6 +237,7 @@ static void print_header(const struct run_data *d, FILE *f)
 		(unsigned long long)d->ci.resolution, (unsigned long long)d->ci.read_cost,
 		d->ci.constant_rate ? "; constant-rate ticks, not core cycles" : "");
 	fprintf(f, "static keys:  %s\n", tc_static_key_impl());
+	fprintf(f, "rcu readers:  %s\n", tc_tracepoint_urcu_read_side());
 	fprintf(f, "samples:      %llu per pair x configuration x CPU x repetition, %u repetition%s,"
 		" batch %u, highest %u, do_work %s%s; %g percentile (1 CPU) from a run on CPU %d\n",
 		(unsigned long long)o->samples, o->repeat, o->repeat > 1 ? "s" : "", o->batch,
@@ -543,11 +547,26 @@ int suite_user_run(int argc, char **argv)
 	struct tc_sampler_config cfg;
 	uint64_t *irq0, *irq1;
 	int i, c, err, maxcpu;
+	char why[256];
+	long pid;
 
 	parse(argc, argv, &o);
-	if (tc_cli_stale_state())
-		fprintf(stderr, "tracecost: warning: an interrupted run left tracing set up"
-			" (/run/tracecost/state): 'tracecost restore' puts it back\n");
+	/* the static columns patch sites: say now if this process cannot */
+	if (tc_static_key_patch_check(why, sizeof(why)))
+		tc_cli_fail("static keys cannot be patched here: %s (a build with "
+			    "EXTRA_CFLAGS=-DTC_STATIC_KEY_FORCE_FLAG measures the flag-test "
+			    "implementation instead)", why);
+	switch (tc_cli_state(&pid)) {
+	case TC_STATE_LIVE:
+		fprintf(stderr, "tracecost: warning: another tracecost run (pid %ld) is tracing"
+			" now: its tracing and workloads may add to these figures\n", pid);
+		break;
+	case TC_STATE_STALE:
+		fprintf(stderr, "tracecost: warning: an interrupted run (pid %ld) left tracing set"
+			" up (%s/state): 'tracecost restore' puts it back\n", pid,
+			TC_TRACEFS_STATE_DIR);
+		break;
+	}
 	memset(&d.si, 0, sizeof(d.si));
 	tc_sysinfo_read(&d.si);
 	err = tc_clock_calibrate(&d.ci, 150);

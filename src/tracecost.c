@@ -2,9 +2,11 @@
 /*
  * src/tracecost.c - entry point: one table of subcommands.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -46,10 +48,29 @@ static void usage(FILE *f)
 		"2 bad usage, 130 interrupted.\n");
 }
 
+/*
+ * At every exit (also the exit(0) after a --help): what went to stdout
+ * must have been written, or the exit status says it was not (a full
+ * disk, /dev/full, a closed pipe): the gnulib close_stdout() rule.
+ */
+static void close_stdout(void)
+{
+	int err;
+
+	errno = 0;
+	if (!fflush(stdout) && !ferror(stdout) && !fclose(stdout))
+		return;
+	err = errno;
+	fprintf(stderr, "tracecost: writing to standard output failed%s%s\n",
+		err ? ": " : "", err ? strerror(err) : "");
+	_exit(TC_EXIT_FAIL);
+}
+
 int main(int argc, char **argv)
 {
 	size_t i;
 
+	tc_cli_early_signals();
 	/* Keep the command line as given: subcommands may reorder argv. */
 	tc_cli_argc = argc;
 	tc_cli_argv = calloc((size_t)argc + 1, sizeof(char *));
@@ -57,25 +78,23 @@ int main(int argc, char **argv)
 		return TC_EXIT_FAIL;
 	for (i = 0; i < (size_t)argc; i++)
 		tc_cli_argv[i] = argv[i];
+	atexit(close_stdout);
 	if (argc < 2)
 		tc_cli_usage("missing command (try 'tracecost --help')");
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-		usage(stdout);
-		return TC_EXIT_OK;
-	}
-	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
-		printf("tracecost %s (git %s)\n", TC_VERSION, TC_GIT_SHA);
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help") ||
+	    !strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		if (argc > 2)
+			tc_cli_usage("%s: unexpected argument '%s'", argv[1], argv[2]);
+		if (argv[1][2] == 'v' || argv[1][1] == 'V')
+			printf("tracecost %s (git %s)\n", TC_VERSION, TC_GIT_SHA);
+		else
+			usage(stdout);
 		return TC_EXIT_OK;
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-		if (!strcmp(argv[1], commands[i].name)) {
-			int rc = commands[i].fn(argc - 1, argv + 1);
-
-			/* tables on a full disk or a closed pipe must not pass as success */
-			if (fflush(stdout) || ferror(stdout))
-				tc_cli_fail("writing to standard output failed");
-			return rc;
-		}
+		/* tables on a full disk or a closed pipe fail in close_stdout() */
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
 	}
 	tc_cli_usage("unknown command '%s' (try 'tracecost --help')", argv[1]);
 }

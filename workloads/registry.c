@@ -41,19 +41,20 @@ void tc_workload_opts_init(struct tc_wl_opts *o)
 	static const unsigned int procs[] = { 2, 4, 8, 16 }, sizes[] = { 0, 1, 4, 10 };
 
 	memset(o, 0, sizeof(*o));
-	o->calls = 10000000;
+	/* defaults: the whole default system run in a few minutes (issue 13) */
+	o->calls = 2000000;
 	o->round_trips = 20000;
 	o->ring_trips = 2000;
 	memcpy(o->procs, procs, sizeof(procs));
 	o->nr_procs = 4;
 	memcpy(o->sizes, sizes, sizeof(sizes));
 	o->nr_sizes = 4;
-	o->files = 1000;
+	o->files = 2000;
 	o->groups = 4;
 	o->fds = 2;
-	o->loops = 30000;
+	o->loops = 10000;
 	o->datasize = 100;
-	o->tree = "/usr";
+	o->tree = "/usr/share";
 }
 
 int tc_workload_check(const struct tc_workload *w, const struct tc_wl_opts *o,

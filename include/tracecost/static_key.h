@@ -113,8 +113,10 @@
  * SIGTRAP (si_code SI_KERNEL, RIP = site + 1). Signal delivery is
  * asynchronous to the patcher (the thread may be descheduled before its
  * handler runs, after the batch finished), so the handler does not trust
- * "a batch is in flight": for a kernel-generated SIGTRAP whose RIP - 1 is a
- * site in the jump table it reads byte 0 of the site again;
+ * "a batch is in flight": for a SIGTRAP with si_code SI_KERNEL (what the
+ * kernel's int3 path sends; a single step, a hardware breakpoint or perf's
+ * TRAP_PERF carry other codes and are never taken for a site's int3) whose
+ * RIP - 1 is a site in the jump table it reads byte 0 of the site again;
  *  - not 0xcc any more: the instruction is complete; resume at the site;
  *  - still 0xcc: a batch for this site's key is in flight (published before
  *    step 1, withdrawn after step 3); resume where the new instruction goes
@@ -127,9 +129,10 @@
  *  - do not block SIGTRAP in threads that run sites (a blocked synchronous
  *    trap kills the process); our handler runs with SA_NODEFER so a site
  *    run inside a SIGTRAP handler is fine;
- *  - do not fork() while another thread is in tc_static_key_enable/disable
- *    (the child would inherit a locked mutex); after fork() the child sets
- *    itself up again (its own /proc/self/mem and membarrier registration);
+ *  - fork() is safe: a pthread_atfork() handler takes the patch mutex, so
+ *    fork() waits for a flip in progress to end (the child's text holds
+ *    complete instructions); after fork() the child sets itself up again
+ *    (its own /proc/self/mem and membarrier registration);
  *  - a SIGTRAP handler installed after the first tc_static_key_enable() or
  *    disable must chain to the previous one (sigaction()'s oldact), or a
  *    thread that traps on a site being patched dies;
@@ -139,7 +142,8 @@
  * If MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE or writes to /proc/self/mem
  * are unavailable (old kernel, seccomp, proc_mem.force_override=never),
  * tc_static_key_enable()/tc_static_key_disable() return a negative errno and
- * change nothing. There is no silent fallback at run time.
+ * change nothing. There is no silent fallback at run time:
+ * tc_static_key_patch_check() tells at start-up, naming the feature.
  *
  * Fallback build: without x86-64 or asm goto, or with
  * -DTC_STATIC_KEY_FORCE_FLAG, the branch macros are a load of the count and
@@ -150,6 +154,7 @@
 #define TRACECOST_STATIC_KEY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <tracecost/compiler.h>
 
@@ -357,6 +362,22 @@ l_done:										\
 	const struct tc_static_key_true *: (const struct tc_static_key *)(x),	\
 	struct tc_static_key_false *: (struct tc_static_key *)(x),		\
 	const struct tc_static_key_false *: (const struct tc_static_key *)(x))
+
+/**
+ * tc_static_key_patch_check() - can this process patch its sites?
+ * @why: on failure, one line naming the missing feature
+ * @len: size of @why
+ *
+ * Does at start-up what the first tc_static_key_enable() would do
+ * (membarrier SYNC_CORE query and registration, /proc/self/mem opened,
+ * SIGTRAP handler installed) and rewrites one byte of a site with its own
+ * value, so that a kernel that opens /proc/self/mem but refuses the write
+ * (proc_mem.force_override=never) is found too. Nothing changes in the text.
+ * Return: 0 (also in the flag build, which patches nothing); -ENOSYS
+ * (membarrier SYNC_CORE missing); -EPERM (/proc/self/mem write refused);
+ * another negative errno.
+ */
+int tc_static_key_patch_check(char *why, size_t len);
 
 /**
  * tc_static_key_enable() - take a reference on a key (static_key_slow_inc)

@@ -139,6 +139,14 @@ int tc_profile_add_event(struct tc_profile *p, const char *system, const char *n
 void tc_profile_release(struct tc_profile *p);
 
 /**
+ * tc_profile_file_parse() - tc_profile_file_load() on @size bytes at @buf
+ * (any bytes: a NUL byte is an error), @path naming them in messages. The
+ * parser the fuzzer drives (tests/fuzz/fuzz_profile.c).
+ */
+int tc_profile_file_parse(const char *buf, size_t size, const char *path,
+			  struct tc_profile **out, int *nr, char *err, size_t len);
+
+/**
  * tc_profile_file_load() - parse a profile file (doc/profile-format.md)
  * @path:  the file
  * @out:   output: a malloc'ed array of profiles (release each, then free())
@@ -361,6 +369,23 @@ struct tc_restore_report {
 	bool kmod_unloaded;	/* tracecost.ko was unloaded */
 };
 
+/* What tc_tracefs_state_owner() found */
+#define TC_STATE_NONE	0	/* no state file */
+#define TC_STATE_LIVE	1	/* a running tracecost holds the lock */
+#define TC_STATE_STALE	2	/* nobody holds the lock: an interrupted run's */
+
+/**
+ * tc_tracefs_state_owner() - tell a running run's state file from a dead one's
+ * @state_dir: NULL for TC_TRACEFS_STATE_DIR
+ * @pid:       the pid the state file records (0 if it cannot be read)
+ *
+ * Reads only (no root needed to read a world-readable state): whether the
+ * state file exists, and whether its lock is held (a shared flock() that
+ * cannot be had). Takes and drops a shared lock for an instant.
+ * Return: TC_STATE_NONE, TC_STATE_LIVE, TC_STATE_STALE, or -errno.
+ */
+int tc_tracefs_state_owner(const char *state_dir, long *pid);
+
 /**
  * tc_tracefs_restore() - finish the restore of a run that was killed
  * @state_dir: NULL for TC_TRACEFS_STATE_DIR
@@ -369,7 +394,8 @@ struct tc_restore_report {
  * @len:       size of @err
  *
  * Waits up to 10 s for the lock (a dying run's children release it), then
- * does what tc_tracefs_end() does. No state file: @r->found = false, 0.
+ * does what tc_tracefs_end() does, and removes the state.tmp.PID files of
+ * runs killed while writing their state. No state file: @r->found = false, 0.
  *
  * Return: 0; -EBUSY (a run still holds the lock); -EPERM/-EACCES; -ENODEV;
  * -EINVAL (unreadable state file: it is left in place); -errno.

@@ -151,6 +151,17 @@ int tc_tracepoint_probe_unregister(struct tc_tracepoint *tp, void *probe, void *
 void tc_tracepoint_synchronize_unregister(void);
 
 /**
+ * tc_tracepoint_urcu_read_side() - the liburcu-memb read side in effect
+ *
+ * liburcu-memb decides at start-up (its constructor): with
+ * MEMBARRIER_CMD_PRIVATE_EXPEDITED the read-side lock and unlock are
+ * compiler barriers and synchronize_rcu() pays the membarrier; without it
+ * (old kernel, seccomp) both lock and unlock run smp_mb(), silently.
+ * Return: a static string saying which.
+ */
+const char *tc_tracepoint_urcu_read_side(void);
+
+/**
  * tc_thread_register() - register the calling thread as an RCU reader
  *
  * Idempotent; does nothing if the thread is already registered with
@@ -170,6 +181,27 @@ void tc_thread_register(void);
  */
 void tc_thread_unregister(void);
 
+/*
+ * ThreadSanitizer cannot see a grace period made of membarrier(): every
+ * read-side critical section ends with a release on tc_tp_tsan_gp and every
+ * grace period with an acquire on it (lib/tracepoint.c), which is what RCU
+ * guarantees (all that a reader did before its unlock happens before the
+ * end of the grace period that waited for it). Compiled in with -fsanitize=
+ * thread only: the fast path is unchanged otherwise.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define TC_TP_TSAN	1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TC_TP_TSAN	1
+#endif
+#endif
+#ifdef TC_TP_TSAN
+void __tsan_release(void *addr);
+void __tsan_acquire(void *addr);
+extern char tc_tp_tsan_gp;
+#endif
+
 /* Internal: the read side of __tc_do_trace_<name>(). */
 static tc_always_inline void __tc_tp_read_lock(void)
 {
@@ -180,6 +212,9 @@ static tc_always_inline void __tc_tp_read_lock(void)
 
 static tc_always_inline void __tc_tp_read_unlock(void)
 {
+#ifdef TC_TP_TSAN
+	__tsan_release(&tc_tp_tsan_gp);
+#endif
 	_urcu_memb_read_unlock();
 }
 

@@ -8,11 +8,29 @@
 # to a temporary directory: the tree is left unchanged.
 # A crash leaves its input in $TC_FUZZ_ARTIFACTS (default: a kept temporary
 # directory, printed); add it to tests/fuzz/regress/ with the fix.
-# Usage: tests/fuzz/run.sh FUZZ_BIN SECONDS
+# Usage: tests/fuzz/run.sh FUZZ_BIN SECONDS [CORPUS [DICT]]
+# CORPUS (default corpus) names tests/fuzz/CORPUS, regression inputs are in
+# tests/fuzz/regress (corpus) or tests/fuzz/regress-NAME (corpus-NAME); the
+# result reader's dictionary is used for the default corpus only.
 set -u
 bin=$1
 secs=$2
+cname=${3:-corpus}
 here=$(dirname "$(readlink -f "$0")")
+name=$(basename "$bin")
+dict=${4:-}
+[ "$cname" = corpus ] && dict=${dict:-$here/result.dict}
+regress=$here/regress
+[ "$cname" = corpus ] || regress=$here/regress-${cname#corpus-}
+extra=""
+# each rejected value prints its one line: not in the log
+[ "$cname" = corpus-options ] && extra="-close_fd_mask=2"
+# the module-results reader exits on a bad line (the CLI frees nothing then)
+if [ "$cname" = corpus-kmod ]; then
+	extra="-close_fd_mask=2 -detect_leaks=0"
+	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+fi
+
 work=$(mktemp -d)
 log=$work/fuzz.log
 artifacts=${TC_FUZZ_ARTIFACTS:-$work/artifacts}
@@ -21,34 +39,35 @@ pass=0
 fail=0
 
 # Replay: each file once (libFuzzer runs file arguments and exits).
-set -- "$here"/regress/* "$here"/corpus/*
+set -- "$regress"/* "$here/$cname"/*
 replay=""
 for f in "$@"; do
 	case "$f" in */README*) continue ;; esac
 	[ -f "$f" ] && replay="$replay $f"
 done
 # shellcheck disable=SC2086
-if "$bin" $replay >"$log" 2>&1; then
+if "$bin" $extra $replay >"$log" 2>&1; then
 	pass=$((pass + 1))
-	echo "ok   - fuzz: replayed $(echo $replay | wc -w) regression and seed inputs"
+	echo "ok   - $name: replayed $(echo $replay | wc -w) regression and seed inputs"
 else
 	fail=$((fail + 1))
-	echo "FAIL - fuzz: a regression or seed input crashes the reader:"
+	echo "FAIL - $name: a regression or seed input crashes it:"
 	tail -30 "$log"
 fi
 
-if "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -dict="$here/result.dict" \
-	-artifact_prefix="$artifacts/" -print_final_stats=1 "$work/corpus" "$here/corpus" \
+if "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 ${dict:+-dict="$dict"} $extra \
+	-artifact_prefix="$artifacts/" -print_final_stats=1 "$work/corpus" "$here/$cname" \
 	>"$log" 2>&1; then
 	pass=$((pass + 1))
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-	echo "ok   - fuzz: ${runs:-?} inputs in ${secs} s, no crash"
+	cov=$(sed -n 's/^stat::.*//; s/.*cov: \([0-9]*\).*/\1/p' "$log" | tail -1)
+	echo "ok   - $name: ${runs:-?} executions in ${secs} s (coverage ${cov:-?} edges), no crash"
 	rm -rf "$work"
 else
 	fail=$((fail + 1))
-	echo "FAIL - fuzz: crash; input kept in $artifacts (add it to tests/fuzz/regress/):"
+	echo "FAIL - $name: crash; input kept in $artifacts (add it to $regress/):"
 	grep -E 'ERROR|invariant|SUMMARY|Test unit written' "$log" | head -10
 	rm -rf "$work/corpus"
 fi
-echo "fuzz: $pass passed, $fail failed"
+echo "$name: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

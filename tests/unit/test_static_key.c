@@ -557,6 +557,133 @@ static void test_int3_path(void **state)
 		assert_true(hits > 0);
 }
 
+/* ---- issue 13: si_code, fork during a flip ------------------------------- */
+
+#if TC_STATIC_KEY_ASM_GOTO
+static TC_DEFINE_STATIC_KEY_FALSE(key_fake);
+
+/*
+ * Sends this thread a SIGTRAP with si_code TRAP_BRKPT (what a hardware
+ * breakpoint or a debugger's step looks like) from a syscall instruction
+ * whose last byte is registered as a "site" of key_fake: at delivery,
+ * RIP - 1 is a site start, as the handler's int3 test would see it.
+ */
+static tc_noinline long trap_brkpt_at_fake_site(siginfo_t *si)
+{
+	long pid = getpid(), tid = syscall(SYS_gettid), ret;
+	/* set after the calls above, which may clobber it */
+	register long r10 __asm__("r10") = (long)si;
+
+	__asm__ __volatile__("syscall\n"
+			     "2:\n\t"
+			     ".pushsection tc_jump_table, \"aw\"\n\t"
+			     ".balign 8\n\t"
+			     ".long (2b - 1) - ., 2b - .\n\t"
+			     ".quad %c[key] - .\n\t"
+			     ".popsection\n\t"
+			     : "=a"(ret)
+			     : "0"((long)__NR_rt_tgsigqueueinfo), "D"(pid), "S"(tid),
+			       "d"((long)SIGTRAP), "r"(r10),
+			       [key] "i"(&key_fake)
+			     : "rcx", "r11", "memory");
+	return ret;
+}
+#endif
+
+/*
+ * A kernel SIGTRAP that is not an int3 (si_code != SI_KERNEL) must reach the
+ * previous handler even when RIP - 1 is a site start; treating it as an
+ * int3 "resumed" in the middle of the syscall instruction.
+ */
+static void test_sigtrap_not_int3(void **state)
+{
+	(void)state;
+#if TC_STATIC_KEY_ASM_GOTO
+	siginfo_t si;
+	int before = my_traps;
+
+	/* the library's handler is installed (test_sigtrap_chain), ours chained */
+	memset(&si, 0, sizeof(si));
+	si.si_signo = SIGTRAP;
+	si.si_code = TRAP_BRKPT;
+	assert_int_equal(trap_brkpt_at_fake_site(&si), 0);
+	assert_int_equal(my_traps, before + 1);
+	assert_int_equal(my_trap_code, TRAP_BRKPT);
+#else
+	skip();
+#endif
+}
+
+static int fork_stop;
+
+static void *flipper(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&fork_stop, __ATOMIC_ACQUIRE)) {
+		tc_static_branch_enable(&key_spin);
+		tc_static_branch_disable(&key_spin);
+	}
+	return NULL;
+}
+
+/*
+ * fork() while another thread flips a key, many times: every child finds
+ * complete instructions at the sites (no int3 byte of a batch in flight)
+ * that agree with the key's count, and can flip the key itself (a child
+ * that inherited a locked mutex would hang: alarm() ends it after 2 s).
+ */
+static void test_fork_during_flips(void **state)
+{
+	void *sites[4];
+	int i, n, bad = 0, status;
+	pthread_t th;
+
+	(void)state;
+	n = tc_static_key_sites(&key_spin, sites, 4);
+	tc_static_key_set_poke_delay(have_asm() ? 200 : 0);
+	__atomic_store_n(&fork_stop, 0, __ATOMIC_RELEASE);
+	assert_int_equal(pthread_create(&th, NULL, flipper, NULL), 0);
+	for (i = 0; i < 30; i++) {
+		pid_t pid;
+
+		fflush(NULL);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			int j, code = 0;
+
+			bool on;
+
+			alarm(2);
+			for (j = 0; j < n && j < 4; j++)
+				if (*(const unsigned char *)sites[j] == 0xcc)
+					code |= 1;
+			/* the flipper's count came along: 0 or 1 */
+			on = tc_static_key_enabled(&key_spin.key);
+			if (run_spin() != on)
+				code |= 2;
+			if (on ? tc_static_branch_disable(&key_spin) :
+				 tc_static_branch_enable(&key_spin))
+				code |= 4;
+			if (run_spin() == on)
+				code |= 8;
+			_exit(code);
+		}
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			if (!bad)
+				printf("# child: %s %d\n", WIFEXITED(status) ? "exit" : "signal",
+				       WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+			bad++;
+		}
+	}
+	__atomic_store_n(&fork_stop, 1, __ATOMIC_RELEASE);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	tc_static_key_set_poke_delay(0);
+	printf("# fork during flips: 30 children, %d failed\n", bad);
+	assert_int_equal(bad, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -570,6 +697,8 @@ int main(void)
 		cmocka_unit_test(test_sites),
 		cmocka_unit_test(test_unavailable),
 		cmocka_unit_test(test_int3_path),
+		cmocka_unit_test(test_sigtrap_not_int3),
+		cmocka_unit_test(test_fork_during_flips),
 	};
 
 	setvbuf(stdout, NULL, _IOLBF, 0);

@@ -21,6 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <signal.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <cmocka.h>
@@ -213,6 +215,98 @@ static void test_file_errors(void **state)
 	assert_non_null(strstr(err, "/nonexistent/x: "));
 }
 
+/* Issue 13, defects 5 and 7: what is not a text file is named as such. */
+static void test_file_not_text(void **state)
+{
+	char path[128], err[512];
+	struct tc_profile *ps;
+	FILE *f;
+	int nr;
+
+	(void)state;
+	/* a directory: not "read error" */
+	assert_int_equal(tc_profile_file_load(tmpdir, &ps, &nr, err, sizeof(err)), -EISDIR);
+	assert_non_null(strstr(err, "is a directory"));
+	/* a FIFO: refused before open() could block */
+	snprintf(path, sizeof(path), "%s/fifo.profiles", tmpdir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(tc_profile_file_load(path, &ps, &nr, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "is a FIFO"));
+	/* a NUL byte in a short line: not "line longer than 4094 characters" */
+	snprintf(path, sizeof(path), "%s/nul.profiles", tmpdir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite("[a]\nev\0ent = a:b\n", 1, 18, f), 18);
+	fclose(f);
+	assert_int_equal(tc_profile_file_load(path, &ps, &nr, err, sizeof(err)), -EINVAL);
+	if (!strstr(err, ":2: a NUL byte"))
+		fail_msg("got '%s'", err);
+}
+
+/* Issue 13, defect 8: a live run's state file is told from a dead one's. */
+static void test_state_owner(void **state)
+{
+	char dir[96], path[128];
+	long pid = -1;
+	int fd, lock;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/owner", tmpdir);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(tc_tracefs_state_owner(dir, &pid), TC_STATE_NONE);
+	assert_int_equal(pid, 0);
+	snprintf(path, sizeof(path), "%s/state", dir);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "{\"version\": 1, \"pid\": 4242, \"instances\": [], "
+			       "\"files\": []}\n", 58), 58);
+	close(fd);
+	/* no lock file, or nobody holding it: interrupted */
+	assert_int_equal(tc_tracefs_state_owner(dir, &pid), TC_STATE_STALE);
+	assert_int_equal(pid, 4242);
+	snprintf(path, sizeof(path), "%s/lock", dir);
+	lock = open(path, O_RDWR | O_CREAT, 0644);
+	assert_true(lock >= 0);
+	assert_int_equal(tc_tracefs_state_owner(dir, &pid), TC_STATE_STALE);
+	/* held (by another open file description, as another process would): live */
+	assert_int_equal(flock(lock, LOCK_EX), 0);
+	assert_int_equal(tc_tracefs_state_owner(dir, &pid), TC_STATE_LIVE);
+	assert_int_equal(pid, 4242);
+	close(lock);
+	assert_int_equal(tc_tracefs_state_owner(dir, &pid), TC_STATE_STALE);
+}
+
+static struct tc_tracefs *open_or_skip(void);
+
+/* Issue 13, defects 7 and 9: a directory as state file; stale temporaries. */
+static void test_restore_odd_state(void **state)
+{
+	struct tc_tracefs *t = open_or_skip();
+	struct tc_restore_report r;
+	char dir[96], path[160], err[512];
+	int fd;
+
+	(void)state;
+	tc_tracefs_close(t);
+	snprintf(dir, sizeof(dir), "%s/odd", tmpdir);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	/* the temporary of a run killed while writing its state: removed */
+	snprintf(path, sizeof(path), "%s/state.tmp.999999", dir);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(tc_tracefs_restore(dir, &r, err, sizeof(err)), 0);
+	assert_false(r.found);
+	assert_int_equal(access(path, F_OK), -1);
+	/* a directory where the state file should be: named, not "'[' expected" */
+	snprintf(path, sizeof(path), "%s/state", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_not_equal(tc_tracefs_restore(dir, &r, err, sizeof(err)), 0);
+	if (!strstr(err, "is a directory"))
+		fail_msg("got '%s'", err);
+	rmdir(path);
+}
+
 /* ---- on the real tracefs (root) -------------------------------------- */
 
 static struct tc_tracefs *open_or_skip(void)
@@ -258,6 +352,13 @@ static void test_check_kernel(void **state)
 		assert_true(strlen(p.reason) > 0);
 	}
 	tc_profile_release(&p);
+	/* tracer nop: libtracefs's list leaves it out, the kernel has it (defect 4) */
+	path = write_file("k0.profiles", "[x]\ntracer = nop\n");
+	assert_int_equal(tc_profile_file_load(path, &ps, &nr, err, sizeof(err)), 0);
+	assert_int_equal(tc_profile_check(t, &ps[0]), 0);
+	assert_true(ps[0].available);
+	tc_profile_release(&ps[0]);
+	free(ps);
 	/* a file profile naming an unknown event */
 	path = write_file("k1.profiles", "[x]\nevent = sched:sched_switch\nevent = nosuch:event\n");
 	assert_int_equal(tc_profile_file_load(path, &ps, &nr, err, sizeof(err)), 0);
@@ -500,6 +601,9 @@ int main(void)
 		cmocka_unit_test(test_add_event),
 		cmocka_unit_test(test_file_good),
 		cmocka_unit_test(test_file_errors),
+		cmocka_unit_test(test_file_not_text),
+		cmocka_unit_test(test_state_owner),
+		cmocka_unit_test(test_restore_odd_state),
 		cmocka_unit_test(test_check_kernel),
 		cmocka_unit_test_teardown(test_apply_count, remove_ours),
 		cmocka_unit_test_teardown(test_kernel_refuses_filter, remove_ours),

@@ -116,15 +116,15 @@ static void test_registry(void **state)
 	assert_null(tc_workloads[i]);
 	assert_null(tc_workload_find("nosuch"));
 	tc_workload_opts_init(&o);
-	assert_int_equal(o.calls, 10000000);
+	assert_int_equal(o.calls, 2000000);
 	assert_int_equal(o.nr_procs, 4);
 	assert_int_equal(o.procs[3], 16);
 	assert_int_equal(o.nr_sizes, 4);
 	assert_int_equal(o.sizes[3], 10);
 	assert_int_equal(o.groups, 4);
 	assert_int_equal(o.fds, 2);
-	assert_int_equal(o.loops, 30000);
-	assert_string_equal(o.tree, "/usr");
+	assert_int_equal(o.loops, 10000);
+	assert_string_equal(o.tree, "/usr/share");
 }
 
 static void test_getpid(void **state)

@@ -1,0 +1,66 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# One stage of `make check`: run COMMAND with its output in LOGDIR/NAME.log
+# and print one line with the stage's result and wall time, e.g.
+#   PASS    unit            4.1 s  unit (build): 9 passed, 0 failed
+# The summary is the stage's last line that counts passes or skips. On
+# failure the end of the log is printed and the command's status returned.
+# While a long stage runs: on a terminal, a line updated in place with the
+# stage's latest output; otherwise (CI logs) one line every HEARTBEAT
+# seconds (default 60). V=1 shows the whole output live (still logged).
+# Usage: scripts/stage.sh LOGDIR NAME COMMAND...
+set -u
+logdir=$1 name=$2
+shift 2
+mkdir -p "$logdir"
+log=$logdir/$name.log
+beat=${HEARTBEAT:-60}
+t0=$(date +%s.%N)
+
+elapsed() { echo "$t0 $(date +%s.%N)" | awk '{ printf "%.1f", $2 - $1 }'; }
+last_line() { grep -v '^[[:space:]]*$' "$log" 2>/dev/null | tail -1 | cut -c1-90; }
+
+: >"$log"
+if [ "${V:-0}" = 1 ]; then
+	printf '  %-7s %s\n' STAGE "$name"
+	{ "$@" 2>&1; echo $? >"$log.rc"; } | tee "$log"
+	rc=$(cat "$log.rc"); rm -f "$log.rc"
+else
+	"$@" >"$log" 2>&1 &
+	pid=$!
+	(
+		n=0
+		if [ -t 1 ]; then
+			while sleep 1; do
+				n=$((n + 1))
+				[ $n -ge 2 ] && printf '\r\033[K  %-7s %-14s %4d s  %s' RUN "$name" $n \
+					"$(last_line | cut -c1-50)"
+			done
+		else
+			while sleep "$beat"; do
+				n=$((n + beat))
+				printf '  %-7s %-14s %4d s  %s\n' RUN "$name" $n "$(last_line)"
+			done
+		fi
+	) &
+	hb=$!
+	wait $pid
+	rc=$?
+	kill $hb 2>/dev/null
+	wait $hb 2>/dev/null
+	[ -t 1 ] && printf '\r\033[K'
+fi
+summary=$(grep -E '[0-9]+ passed|skipped|: ok' "$log" | tail -1 | cut -c1-90)
+if [ "$rc" -eq 0 ]; then
+	printf '  %-7s %-14s %6s s  %s\n' PASS "$name" "$(elapsed)" "$summary"
+else
+	if [ "${V:-0}" != 1 ]; then
+		grep -E '^FAIL|[Ee]rror|ERROR' "$log" | head -20
+		echo "  ... last lines of $log:"
+		tail -15 "$log"
+	fi
+	printf '  %-7s %-14s %6s s  exit %d; whole output in %s\n' FAIL "$name" "$(elapsed)" \
+		"$rc" "$log"
+fi
+exit "$rc"
