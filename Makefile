@@ -27,7 +27,8 @@ PKG_CFLAGS	:= $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS	:= $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lurcu-memb -lurcu-common -ljansson -ltracefs -ltraceevent)
 BASE_CFLAGS	:= -std=gnu11 -g -pthread -fno-strict-aliasing -fno-omit-frame-pointer \
 		   -Iinclude -Ilib $(PKG_CFLAGS) \
-		   -DTC_VERSION='"$(VERSION)"' -DTC_GIT_SHA='"$(GIT_SHA)"'
+		   -DTC_VERSION='"$(VERSION)"' -DTC_GIT_SHA='"$(GIT_SHA)"' \
+		   -DTC_TLS_MODEL='"local-exec"'
 # Extra flags for experiments, e.g. EXTRA_CFLAGS=-DTC_STATIC_KEY_FORCE_FLAG
 EXTRA_CFLAGS	?=
 SAN		?=
@@ -119,6 +120,31 @@ $(TRACECOST): $(CLI_OBJS) $(SUBJECT_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC)
 $(O)/tests/%: tests/unit/%.c $(UNIT_COMMON) $(LIBSUBJ) $(LIBWL) $(LIBTC)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_COMMON) $(LIBSUBJ) $(LIBWL) $(LIBTC) $(LDLIBS) -lcmocka $(LDFLAGS)
+
+# Static keys across ELF objects (tests/unit/test_static_key_so.c): sites in
+# -fPIC shared objects, one linked at start-up (C), one dlopen()ed (C++), one
+# with a site that cannot be patched; the executable exports its keys.
+CXX		?= g++
+SO_TEST_DIR	:= $(O)/tests/so
+SO_TEST_LIBS	:= $(SO_TEST_DIR)/libtcsite_a.so $(SO_TEST_DIR)/libtcsite_b.so \
+		   $(SO_TEST_DIR)/libtcsite_bad.so
+SO_CXXFLAGS	= -std=gnu++17 -g $(OPTFLAGS) -Wall -Wextra -Wno-unused-parameter -pthread \
+		  -Iinclude $(PKG_CFLAGS) $(SANFLAGS)
+
+$(SO_TEST_DIR)/libtcsite_%.so: tests/unit/so/site_%.c tests/unit/so/so_test.h \
+		$(wildcard include/tracecost/*.h) Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $<
+
+$(SO_TEST_DIR)/libtcsite_%.so: tests/unit/so/site_%.cc tests/unit/so/so_test.h \
+		$(wildcard include/tracecost/*.h) Makefile
+	@mkdir -p $(dir $@)
+	$(CXX) $(SO_CXXFLAGS) -fPIC -shared -o $@ $<
+
+$(O)/tests/test_static_key_so: tests/unit/test_static_key_so.c $(SO_TEST_LIBS) $(LIBTC)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -rdynamic -o $@ $< -Wl,--no-as-needed $(SO_TEST_DIR)/libtcsite_a.so \
+		-Wl,-rpath,'$$ORIGIN/so' $(LIBTC) $(LDLIBS) -lcmocka -ldl $(LDFLAGS)
 
 deps:
 	@sh scripts/deps.sh

@@ -23,6 +23,10 @@
 #include <tracecost/stats.h>
 #include <tracecost/sysinfo.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TC_RESULT_FILE_VERSION	1
 
 /**
@@ -270,5 +274,9 @@ int tc_result_file_row(const struct tc_result_file *f, const char *name);
  */
 void tc_result_rep_merge(const struct tc_result_rep *r, unsigned int k,
 			 struct tc_hist *h, struct tc_topn *t);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* TRACECOST_RESULT_H */

@@ -15,6 +15,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /**
  * struct tc_event - one recorded event (32 bytes)
  * @ts:		counter value (tc_clock_read_fast(): the sampler's counter,
@@ -80,5 +84,9 @@ void tc_record_probe(void *data, unsigned long ip, unsigned long parent_ip);
 
 /** tc_current_cpu() - this thread's CPU from rseq (glibc >= 2.35), else sched_getcpu() */
 int tc_current_cpu(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* TRACECOST_RINGBUF_H */

@@ -11,6 +11,10 @@
 #include <stdbool.h>
 #include <tracecost/hist.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /**
  * struct tc_stats - the seed tables' figures, exact over all samples given
  * @n:		number of samples
@@ -91,5 +95,9 @@ int tc_stats_compute(struct tc_stats *s, const struct tc_hist *h,
  */
 tc_u64 tc_stats_value_at_rank(const struct tc_hist *h, const struct tc_topn *t,
 			      tc_u64 rank, bool *exact);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* TRACECOST_STATS_H */
