@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * test_tracefs.c - lib/tracefs.c: built-in profiles, the profile-file parser
+ * test_tracefs.c - lib/profile.c, lib/tracefs.c and lib/tracefs_state.c:
+ * built-in profiles, the profile-file parser
  * (every syntax error names its line), and, as root on a kernel with
  * tracefs, the session on the real tracefs: checks against the kernel,
  * apply / count / unapply in a private instance, the state file and its
