@@ -60,6 +60,7 @@ UNIT_BINS	:= $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/%)
 UNIT_COMMON	:= $(O)/tests/unit/helpers.o
 
 LIBTC		:= $(O)/libtracecost.a
+LIBTC_SO	:= $(O)/libtracecost.so.$(VERSION)
 LIBSUBJ		:= $(O)/libsubjects.a
 LIBWL		:= $(O)/libworkloads.a
 TRACECOST	:= $(O)/tracecost
@@ -69,7 +70,7 @@ RUN_ARGS	?=
 
 .PHONY: all run check check-unit check-san check-integration bench deps clean asm \
 	check-kernel deps-kernel check-kernel-if-available check-fuzz
-all: $(TRACECOST) $(UNIT_BINS)
+all: $(TRACECOST) $(UNIT_BINS) $(LIBTC_SO)
 
 $(O)/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h) Makefile
 	@mkdir -p $(dir $@)
@@ -146,6 +147,80 @@ $(O)/tests/test_static_key_so: tests/unit/test_static_key_so.c $(SO_TEST_LIBS) $
 	$(CC) $(ALL_CFLAGS) -rdynamic -o $@ $< -Wl,--no-as-needed $(SO_TEST_DIR)/libtcsite_a.so \
 		-Wl,-rpath,'$$ORIGIN/so' $(LIBTC) $(LDLIBS) -lcmocka -ldl $(LDFLAGS)
 
+# libtracecost.so (position-independent objects, initial-exec TLS) and
+# make install / uninstall (PREFIX, DESTDIR): the shared and static library,
+# the public headers, tracecost.pc, the tracecost binary and the man pages.
+PREFIX		?= /usr/local
+BINDIR		?= $(PREFIX)/bin
+LIBDIR		?= $(PREFIX)/lib
+INCLUDEDIR	?= $(PREFIX)/include
+MANDIR		?= $(PREFIX)/share/man
+PKGCONFIGDIR	?= $(LIBDIR)/pkgconfig
+INSTALL		?= install
+SOVERSION	:= 0
+LIBTC_SONAME	:= libtracecost.so.$(SOVERSION)
+PIC_OBJS	:= $(LIB_SRCS:%.c=$(O)/pic/%.o)
+PUBLIC_HDRS	:= $(sort $(wildcard include/tracecost/*.h))
+MAN3_PAGES	:= $(sort $(wildcard doc/man3/*.3))
+# Function names that get a link to their group's page: "name:page".
+MAN3_LINKS	:= tc_static_key_enable:tc_static_key tc_static_key_disable:tc_static_key \
+		   tc_static_key_enabled:tc_static_key tc_static_key_sites:tc_static_key \
+		   tc_static_branch_unlikely:tc_static_key tc_static_branch_likely:tc_static_key \
+		   TC_DEFINE_TRACEPOINT:tc_tracepoint tc_tracepoint_probe_register:tc_tracepoint \
+		   tc_tracepoint_probe_unregister:tc_tracepoint \
+		   tc_tracepoint_synchronize_unregister:tc_tracepoint \
+		   tc_recorder_create:tc_recorder tc_recorder_destroy:tc_recorder \
+		   tc_recorder_totals:tc_recorder tc_record_probe:tc_recorder
+
+$(O)/pic/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h) Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -UTC_TLS_MODEL -fPIC -c $< -o $@
+
+$(LIBTC_SO): $(PIC_OBJS)
+	$(CC) -shared -Wl,-soname,$(LIBTC_SONAME) -Wl,--no-undefined -o $@ $^ $(LDLIBS) $(LDFLAGS)
+
+$(O)/tracecost.pc: Makefile
+	@mkdir -p $(dir $@)
+	@printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/$(patsubst $(PREFIX)/%,%,$(LIBDIR))' \
+		'includedir=$${prefix}/$(patsubst $(PREFIX)/%,%,$(INCLUDEDIR))' '' \
+		'Name: tracecost' \
+		'Description: userspace static keys, tracepoints and per-thread recording rings' \
+		'Version: $(VERSION)' 'Requires: liburcu-memb' \
+		'Requires.private: jansson libtracefs libtraceevent' \
+		'Libs: -L$${libdir} -ltracecost' 'Libs.private: -lm -pthread' \
+		'Cflags: -I$${includedir} -pthread' > $@
+
+.PHONY: install uninstall check-install
+install: $(TRACECOST) $(LIBTC) $(LIBTC_SO) $(O)/tracecost.pc
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(INCLUDEDIR)/tracecost $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
+	$(INSTALL) -m 755 $(TRACECOST) $(DESTDIR)$(BINDIR)/tracecost
+	$(INSTALL) -m 755 $(LIBTC_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(LIBTC_SO)) $(DESTDIR)$(LIBDIR)/$(LIBTC_SONAME)
+	ln -sf $(LIBTC_SONAME) $(DESTDIR)$(LIBDIR)/libtracecost.so
+	$(INSTALL) -m 644 $(LIBTC) $(DESTDIR)$(LIBDIR)/libtracecost.a
+	$(INSTALL) -m 644 $(O)/tracecost.pc $(DESTDIR)$(PKGCONFIGDIR)/tracecost.pc
+	$(INSTALL) -m 644 $(PUBLIC_HDRS) $(DESTDIR)$(INCLUDEDIR)/tracecost/
+	$(INSTALL) -m 644 doc/tracecost.1 $(DESTDIR)$(MANDIR)/man1/
+	$(INSTALL) -m 644 $(MAN3_PAGES) $(DESTDIR)$(MANDIR)/man3/
+	@for l in $(MAN3_LINKS); do \
+		echo ".so man3/$${l#*:}.3" > $(DESTDIR)$(MANDIR)/man3/$${l%%:*}.3; done
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tracecost $(DESTDIR)$(LIBDIR)/$(notdir $(LIBTC_SO)) \
+		$(DESTDIR)$(LIBDIR)/$(LIBTC_SONAME) $(DESTDIR)$(LIBDIR)/libtracecost.so \
+		$(DESTDIR)$(LIBDIR)/libtracecost.a $(DESTDIR)$(PKGCONFIGDIR)/tracecost.pc \
+		$(DESTDIR)$(MANDIR)/man1/tracecost.1 \
+		$(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(MAN3_PAGES))) \
+		$(foreach l,$(MAN3_LINKS),$(DESTDIR)$(MANDIR)/man3/$(firstword $(subst :, ,$(l))).3) \
+		$(addprefix $(DESTDIR)$(INCLUDEDIR)/tracecost/,$(notdir $(PUBLIC_HDRS)))
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/tracecost 2>/dev/null
+
+# make install into a temporary DESTDIR, then examples/ built with pkg-config
+# against it (a program and a shared object), run, and make uninstall.
+check-install: $(TRACECOST) $(LIBTC) $(LIBTC_SO) $(O)/tracecost.pc
+	@sh tests/install.sh $(O)
+
 deps:
 	@sh scripts/deps.sh
 
@@ -168,6 +243,7 @@ check: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory check-unit
 	@$(MAKE) --no-print-directory check-integration
+	@$(MAKE) --no-print-directory check-install
 	@$(MAKE) --no-print-directory check-san
 	@$(MAKE) --no-print-directory check-fuzz
 	@$(MAKE) --no-print-directory check-kernel-if-available

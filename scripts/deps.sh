@@ -12,6 +12,9 @@ set -eu
 PKGS="gcc make binutils pkg-config liburcu-dev libjansson-dev libcmocka-dev jq man-db groff-base time bsdextrautils libtracefs-dev libtraceevent-dev"
 # compare/size/plot: ELF (libelf), disassembly (capstone), plots (gnuplot), fuzzing (clang + libFuzzer)
 PKGS="$PKGS libelf-dev libcapstone-dev gnuplot-nox clang libclang-rt-dev"
+# C++ (the public headers are compiled as C++ by the tests); the user suite's peers
+# (--peers): LTTng-UST and its session daemon, USDT probes (sys/sdt.h)
+PKGS="$PKGS g++ liblttng-ust-dev lttng-tools systemtap-sdt-dev"
 KERNEL_PKGS="linux-headers-amd64 qemu-system-x86 busybox-static cpio gzip"
 check_only=0
 if [ "${1:-}" = "--check" ]; then

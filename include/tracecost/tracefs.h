@@ -53,6 +53,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TC_TRACEFS_STATE_DIR	"/run/tracecost"
 #define TC_PROFILE_NAME_MAX	32
 #define TC_PROFILE_MAX_EVENTS	64
@@ -352,5 +356,9 @@ struct tc_restore_report {
  */
 int tc_tracefs_restore(const char *state_dir, struct tc_restore_report *r, char *err,
 		       size_t len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* TRACECOST_TRACEFS_H */
