@@ -55,6 +55,16 @@ WORKLOAD_OBJS	:= $(WORKLOAD_SRCS:%.c=$(O)/%.o)
 # One object per configuration of the toggle subject, from one source file.
 SUBJECT_CFGS	:= stock call callp static staticp
 SUBJECT_OBJS	:= $(SUBJECT_CFGS:%=$(O)/subjects/toggle_%.o)
+# The user suite's peer columns (--peers), one object per column from
+# subjects/peer_subject.c; USDT and LTTng-UST columns when their headers are
+# installed (else the suite prints "not built" for them).
+TC_HAVE_USDT	:= $(shell printf '\043include <sys/sdt.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1)
+TC_HAVE_LTTNG	:= $(shell pkg-config --exists lttng-ust 2>/dev/null && echo 1)
+PEER_CFGS	:= flag flagp floor $(if $(TC_HAVE_USDT),usdt usdtp usdts usdtsp) \
+		   $(if $(TC_HAVE_LTTNG),lttng lttngp)
+PEER_OBJS	:= $(PEER_CFGS:%=$(O)/subjects/peer_%.o) \
+		   $(if $(TC_HAVE_LTTNG),$(O)/subjects/lttng_define.o)
+PEER_LTTNG_SO	:= $(if $(TC_HAVE_LTTNG),$(O)/peers/libtracecost-lttng.so)
 UNIT_SRCS	:= $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS	:= $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/%)
 UNIT_COMMON	:= $(O)/tests/unit/helpers.o
@@ -91,6 +101,36 @@ $(O)/subjects/toggle_%.o: subjects/toggle_subject.c $(wildcard include/tracecost
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SUBJ_ALIGN) $(subj_cfg_$*) -DTC_SUBJECT_ID=$* -c $< -o $@
 
+peer_cfg_flag	:= -DTC_PEER_KIND=1 -DTC_PEER_ON=0
+peer_cfg_flagp	:= -DTC_PEER_KIND=1 -DTC_PEER_ON=1
+peer_cfg_floor	:= -DTC_PEER_KIND=2 -DTC_PEER_ON=1
+peer_cfg_usdt	:= -DTC_PEER_KIND=3 -DTC_PEER_ON=0
+peer_cfg_usdtp	:= -DTC_PEER_KIND=3 -DTC_PEER_ON=1
+peer_cfg_usdts	:= -DTC_PEER_KIND=4 -DTC_PEER_ON=0
+peer_cfg_usdtsp	:= -DTC_PEER_KIND=4 -DTC_PEER_ON=1
+peer_cfg_lttng	:= -DTC_PEER_KIND=5 -DTC_PEER_ON=0
+peer_cfg_lttngp	:= -DTC_PEER_KIND=5 -DTC_PEER_ON=1
+LTTNG_CFLAGS	:= $(if $(TC_HAVE_LTTNG),$(shell pkg-config --cflags lttng-ust))
+$(O)/subjects/peer_%.o: subjects/peer_subject.c subjects/peer_subject.h subjects/tc_lttng_tp.h \
+		$(wildcard include/tracecost/*.h) Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SUBJ_ALIGN) -I. $(LTTNG_CFLAGS) -Wno-missing-prototypes \
+		$(peer_cfg_$*) -DTC_SUBJECT_ID=$* -c $< -o $@
+
+$(O)/subjects/lttng_define.o: subjects/lttng_define.c subjects/tc_lttng_tp.h Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -I. $(LTTNG_CFLAGS) -Wno-missing-prototypes -c $< -o $@
+
+$(O)/peers/libtracecost-lttng.so: subjects/lttng_provider.c subjects/tc_lttng_tp.h Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(OPTFLAGS) -I. -fPIC -shared -o $@ $< \
+		$(shell pkg-config --libs lttng-ust 2>/dev/null)
+
+PEER_DEFS	= -DTC_HAVE_USDT=$(if $(TC_HAVE_USDT),1,0) -DTC_HAVE_LTTNG=$(if $(TC_HAVE_LTTNG),1,0) \
+		   -DTC_PEER_LIBDIR='"$(LIBDIR)/tracecost"'
+$(O)/src/peers.o: ALL_CFLAGS += $(PEER_DEFS)
+$(O)/src/peers.o: subjects/peer_subject.h src/peers.h
+
 $(LIBTC): $(LIB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
@@ -107,15 +147,16 @@ $(LIBWL): $(WORKLOAD_OBJS)
 
 # Code size of each configuration, read from the built objects.
 SIZE_OBJ	:= $(O)/gen/subject_size.o
-$(O)/gen/subject_size.c: $(SUBJECT_OBJS) scripts/subject-size.sh
+$(O)/gen/subject_size.c: $(SUBJECT_OBJS) $(PEER_OBJS) scripts/subject-size.sh
 	@mkdir -p $(dir $@)
-	sh scripts/subject-size.sh $(SUBJECT_OBJS) > $@.tmp && mv $@.tmp $@
+	sh scripts/subject-size.sh $(SUBJECT_OBJS) $(filter $(O)/subjects/peer_%,$(PEER_OBJS)) \
+		> $@.tmp && mv $@.tmp $@
 
 $(SIZE_OBJ): $(O)/gen/subject_size.c src/size_table.h
 	$(CC) $(ALL_CFLAGS) -Isrc -c $< -o $@
 
-$(TRACECOST): $(CLI_OBJS) $(SUBJECT_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC)
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(SUBJECT_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC) $(LDLIBS) \
+$(TRACECOST): $(CLI_OBJS) $(SUBJECT_OBJS) $(PEER_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC) $(PEER_LTTNG_SO)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(SUBJECT_OBJS) $(PEER_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC) $(LDLIBS) \
 		$(ELF_LIBS)
 
 $(O)/tests/%: tests/unit/%.c $(UNIT_COMMON) $(LIBSUBJ) $(LIBWL) $(LIBTC)
@@ -199,6 +240,8 @@ install: $(TRACECOST) $(LIBTC) $(LIBTC_SO) $(O)/tracecost.pc
 	ln -sf $(notdir $(LIBTC_SO)) $(DESTDIR)$(LIBDIR)/$(LIBTC_SONAME)
 	ln -sf $(LIBTC_SONAME) $(DESTDIR)$(LIBDIR)/libtracecost.so
 	$(INSTALL) -m 644 $(LIBTC) $(DESTDIR)$(LIBDIR)/libtracecost.a
+	$(if $(PEER_LTTNG_SO),$(INSTALL) -d $(DESTDIR)$(LIBDIR)/tracecost && \
+		$(INSTALL) -m 755 $(PEER_LTTNG_SO) $(DESTDIR)$(LIBDIR)/tracecost/)
 	$(INSTALL) -m 644 $(O)/tracecost.pc $(DESTDIR)$(PKGCONFIGDIR)/tracecost.pc
 	$(INSTALL) -m 644 $(PUBLIC_HDRS) $(DESTDIR)$(INCLUDEDIR)/tracecost/
 	$(INSTALL) -m 644 doc/tracecost.1 $(DESTDIR)$(MANDIR)/man1/
@@ -210,11 +253,12 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tracecost $(DESTDIR)$(LIBDIR)/$(notdir $(LIBTC_SO)) \
 		$(DESTDIR)$(LIBDIR)/$(LIBTC_SONAME) $(DESTDIR)$(LIBDIR)/libtracecost.so \
 		$(DESTDIR)$(LIBDIR)/libtracecost.a $(DESTDIR)$(PKGCONFIGDIR)/tracecost.pc \
+		$(DESTDIR)$(LIBDIR)/tracecost/libtracecost-lttng.so \
 		$(DESTDIR)$(MANDIR)/man1/tracecost.1 \
 		$(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(MAN3_PAGES))) \
 		$(foreach l,$(MAN3_LINKS),$(DESTDIR)$(MANDIR)/man3/$(firstword $(subst :, ,$(l))).3) \
 		$(addprefix $(DESTDIR)$(INCLUDEDIR)/tracecost/,$(notdir $(PUBLIC_HDRS)))
-	-rmdir $(DESTDIR)$(INCLUDEDIR)/tracecost 2>/dev/null
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/tracecost $(DESTDIR)$(LIBDIR)/tracecost 2>/dev/null
 
 # make install into a temporary DESTDIR, then examples/ built with pkg-config
 # against it (a program and a shared object), run, and make uninstall.
@@ -238,6 +282,7 @@ check-integration: $(TRACECOST)
 	@sh tests/integration/run.sh $(TRACECOST)
 	@sh tests/integration/system.sh $(TRACECOST)
 	@sh tests/integration/compare.sh $(TRACECOST)
+	@sh tests/integration/peers.sh $(TRACECOST)
 
 check: deps
 	@$(MAKE) --no-print-directory all
@@ -250,8 +295,8 @@ check: deps
 	@echo "check: all test groups passed"
 
 # A static tracecost for the QEMU initramfs (no shared libraries there).
-$(O)/tracecost-static: $(CLI_OBJS) $(SUBJECT_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC)
-	$(CC) -static -o $@ $(CLI_OBJS) $(SUBJECT_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC) \
+$(O)/tracecost-static: $(CLI_OBJS) $(SUBJECT_OBJS) $(PEER_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC)
+	$(CC) -static -o $@ $(CLI_OBJS) $(SUBJECT_OBJS) $(PEER_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC) \
 		-lurcu-memb -lurcu-common -ljansson -ltracefs -ltraceevent -lelf -lz -lcapstone \
 		-ldl -lm -pthread
 

@@ -246,6 +246,25 @@ int tc_tracefs_begin(struct tc_tracefs *t);
 int tc_tracefs_record_file(struct tc_tracefs *t, const char *path);
 
 /**
+ * tc_tracefs_uprobe_add() - define a uprobe event, recorded for the restore
+ * @t:	   session, after tc_tracefs_begin()
+ * @group: event group, must start with "tracecost" (only those are removed)
+ * @event: event name
+ * @spec:  "PATH:0xOFFSET" or "PATH:0xOFFSET(0xREF_CTR_OFFSET)", file offsets
+ *	   (Documentation/trace/uprobetracer.rst)
+ *
+ * The name goes into the state file first, then "p:GROUP/EVENT SPEC" is
+ * appended to uprobe_events. tc_tracefs_end() and tc_tracefs_restore()
+ * remove it again ("-:GROUP/EVENT"), after the instances. Enable it in the
+ * private instance with a profile naming GROUP:EVENT.
+ *
+ * Return: 0, -EINVAL (name), -errno of the state write or of the kernel
+ * (its error_log has the detail).
+ */
+int tc_tracefs_uprobe_add(struct tc_tracefs *t, const char *group, const char *event,
+			  const char *spec);
+
+/**
  * tc_tracefs_apply() - create the private instance and enable @p in it
  * @t: session, after tc_tracefs_begin()
  * @p: a checked, available profile (not "none": that is no instance)
