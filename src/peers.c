@@ -846,6 +846,12 @@ static double mean_ns(const struct tc_peers_view *v, int s, int p)
 	return tc_clock_ticks_to_ns(v->ci, v->st[s * v->npairs + p].average / v->batch);
 }
 
+/* Median ns per pair of column @s, pair @p (robust against preemption on a busy machine). */
+static double median_ns(const struct tc_peers_view *v, int s, int p)
+{
+	return tc_clock_ticks_to_ns(v->ci, (double)v->st[s * v->npairs + p].median / v->batch);
+}
+
 static const struct tc_site_size *site_size(const char *id, int site)
 {
 	int i;
@@ -948,10 +954,14 @@ void tc_peers_print(const struct tc_peers_view *v, FILE *f)
 	n = table_cols(v, 0, tc);
 	for (i = 0; i < n; i++)
 		names[i] = tc[i].name;
-	t = tc_table_new("Peers, tracing off: mean cost over stock", "ns per pair", n, names);
+	t = tc_table_new("Peers, tracing off: cost over stock", "ns per pair", n, names);
 	if (!t)
 		tc_cli_fail("out of memory");
-	for (p = 0; p < v->npairs; p++) {
+	for (p = 0; p < 2 * v->npairs; p++) {
+		double (*fig)(const struct tc_peers_view *, int, int) = p < v->npairs ? mean_ns :
+									 median_ns;
+		int q = p % v->npairs;
+
 		for (i = 0; i < n; i++) {
 			const char *why = no_figure(v, &tc[i]);
 
@@ -959,9 +969,11 @@ void tc_peers_print(const struct tc_peers_view *v, FILE *f)
 			if (why)
 				short_why(cells[i], why);
 			else
-				snprintf(cells[i], 40, "%+.2f", mean_ns(v, s, p) - mean_ns(v, stock, p));
+				snprintf(cells[i], 40, "%+.2f", fig(v, s, q) - fig(v, stock, q));
 		}
-		emit(t, v->pair_names[p], cells, n);
+		snprintf(label, sizeof(label), "%s %s", v->pair_names[q],
+			 p < v->npairs ? "mean" : "median");
+		emit(t, label, cells, n);
 	}
 	for (i = 0; i < n; i++) {
 		const struct tc_site_size *z = site_size(tc[i].id, TC_SITE_IRQ_DISABLE);
@@ -983,7 +995,11 @@ void tc_peers_print(const struct tc_peers_view *v, FILE *f)
 	t = tc_table_new("Peers, tracing on: cost per event", "ns per event", n, names);
 	if (!t)
 		tc_cli_fail("out of memory");
-	for (p = 0; p < v->npairs; p++) {
+	for (p = 0; p < 2 * v->npairs; p++) {
+		double (*fig)(const struct tc_peers_view *, int, int) = p < v->npairs ? mean_ns :
+									 median_ns;
+		int q = p % v->npairs;
+
 		for (i = 0; i < n; i++) {
 			const char *why = no_figure(v, &tc[i]);
 			const char *offname = tc[i].pc ? tc[i].pc->off :
@@ -1004,10 +1020,11 @@ void tc_peers_print(const struct tc_peers_view *v, FILE *f)
 				snprintf(cells[i], 40, "no events");
 				continue;
 			}
-			snprintf(cells[i], 40, "%.2f",
-				 (mean_ns(v, s, p) - mean_ns(v, off, p)) / per_pair);
+			snprintf(cells[i], 40, "%.2f", (fig(v, s, q) - fig(v, off, q)) / per_pair);
 		}
-		emit(t, v->pair_names[p], cells, n);
+		snprintf(label, sizeof(label), "%s %s", v->pair_names[q],
+			 p < v->npairs ? "mean" : "median");
+		emit(t, label, cells, n);
 	}
 	/* events and events per pair, counted by each consumer */
 	for (i = 0; i < n; i++) {
@@ -1090,8 +1107,9 @@ void tc_peers_print(const struct tc_peers_view *v, FILE *f)
 			" usdt = sys/sdt.h\nprobe (usdt-s: behind its semaphore); enabled usdt through a"
 			" uprobe in our tracefs\ninstance; lttng = LTTng-UST tracepoint, lttng+ in a private"
 			" snapshot session; floor =\nrdtsc + 32-byte store per toggle. ns per event ="
-			" (enabled - disabled twin) / events\nper pair (floor: over stock). Sites:"
-			" instructions[+called]/bytes on the tracing-off path,\nframe excluded, from the"
+			" (enabled - disabled twin) / events\nper pair (floor: over stock), from means and"
+			" from medians (the medians resist\npreemption on a busy machine). Sites:"
+			" instructions[+called]/bytes on the tracing-off\npath, frame excluded, from the"
 			" built objects (scripts/subject-size.sh).\n\n");
 }
 

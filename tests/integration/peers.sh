@@ -36,7 +36,7 @@ if "$TC" run --suite user --peers flag,floor $small --json "$tmp/r.json" >"$tmp/
 else
 	not_ok "--peers flag,floor: $(head -3 "$tmp/err")"
 fi
-for t in "Peers, tracing off: mean cost over stock" "Peers, tracing on: cost per event" \
+for t in "Peers, tracing off: cost over stock" "Peers, tracing on: cost per event" \
 	 "Peers, tracing off: instructions/bytes per site"; do
 	grep -q "^$t" "$tmp/out" && ok "table: $t" || not_ok "table missing: $t"
 done
