@@ -176,6 +176,9 @@ static void child_private_run(void)
 {
 	char run[80];
 
+	/* Not root: the daemon's run directory is $LTTNG_HOME/.lttng already. */
+	if (geteuid())
+		return;
 	snprintf(run, sizeof(run), "%.63s/run", peer_tmp);
 	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
 	    mount(run, "/run", NULL, MS_BIND, NULL)) {
@@ -572,7 +575,7 @@ static int exists(const char *path)
 
 static int lttng_setup(char *why, size_t len)
 {
-	char home[96], dir[PATH_MAX], sock[192], client[160], so[PATH_MAX + 64];
+	char home[96], dir[PATH_MAX], sock[192], client[192], so[PATH_MAX + 64];
 	int i, st;
 
 	if (!TC_HAVE_LTTNG) {
@@ -607,7 +610,10 @@ static int lttng_setup(char *why, size_t len)
 	snprintf(shm_local, sizeof(shm_local), "/dev/shm/lttng-ust-wait-8-%u", (unsigned)geteuid());
 	shm_wait_existed = exists("/dev/shm/lttng-ust-wait-8") | exists(shm_local) << 1;
 	snprintf(sock, sizeof(sock), "--apps-sock=%.110s/lttng-ust-sock-8", dir);
-	snprintf(client, sizeof(client), "%.63s/run/lttng/client-lttng-sessiond", peer_tmp);
+	if (geteuid())
+		snprintf(client, sizeof(client), "%.95s/client-lttng-sessiond", dir);
+	else
+		snprintf(client, sizeof(client), "%.63s/run/lttng/client-lttng-sessiond", peer_tmp);
 
 	sessiond_pid = fork();
 	if (sessiond_pid < 0) {
