@@ -45,7 +45,7 @@ static unsigned int tc_poke_delay_us;
  * The jump tables of the loaded objects (the kernel's jump_label_add_module
  * list): a singly linked list, changed only under tc_key_mutex. The SIGTRAP
  * handler walks it without the mutex (tc_find_site()): a table is taken off
- * the list with a release store and its node freed only once no handler is
+ * the list with a seq_cst store and its node freed only once no handler is
  * inside the walk (tc_trap_walkers).
  */
 struct tc_jump_module {
