@@ -75,8 +75,10 @@ LIBSUBJ		:= $(O)/libsubjects.a
 LIBWL		:= $(O)/libworkloads.a
 TRACECOST	:= $(O)/tracecost
 
-# User-suite defaults for `make run`; override: make run RUN_ARGS="--samples 10000000"
-RUN_ARGS	?=
+# User-suite defaults for `make run`: five runs, each a fresh process, so the
+# table's verdicts rest on runs (about 30 s on 2 idle CPUs); override:
+# make run RUN_ARGS="--runs 10 --samples 1000000"
+RUN_ARGS	?= --runs 5 --repeat 2 --samples 300000
 
 .PHONY: all run check check-unit check-san check-integration bench deps clean asm \
 	check-kernel deps-kernel check-kernel-if-available check-fuzz
@@ -282,6 +284,7 @@ check-integration: $(TRACECOST)
 	@sh tests/integration/run.sh $(TRACECOST)
 	@sh tests/integration/system.sh $(TRACECOST)
 	@sh tests/integration/compare.sh $(TRACECOST)
+	@sh tests/integration/runs.sh $(TRACECOST)
 	@sh tests/integration/peers.sh $(TRACECOST)
 
 check: deps
@@ -321,7 +324,7 @@ check-kernel-if-available:
 FUZZ_SECONDS	?= 60
 FUZZ_CC		?= clang
 FUZZ_BIN	:= $(O)/fuzz/fuzz_result_read
-FUZZ_SRCS	:= tests/fuzz/fuzz_result_read.c lib/result_read.c lib/compare.c lib/hist.c \
+FUZZ_SRCS	:= tests/fuzz/fuzz_result_read.c lib/result_read.c lib/result_pool.c lib/compare.c lib/hist.c \
 		   lib/stats.c
 
 $(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard include/tracecost/*.h) Makefile
@@ -337,6 +340,7 @@ bench: deps
 	@$(MAKE) --no-print-directory $(TRACECOST)
 	@sh bench/run.sh $(TRACECOST)
 	@sh bench/system.sh $(TRACECOST)
+	@sh bench/verdicts.sh $(TRACECOST)
 
 # Disassembly of the toggle subject, one file per configuration.
 asm: $(SUBJECT_OBJS)

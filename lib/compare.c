@@ -44,6 +44,8 @@ const char *tc_verdict_name(enum tc_verdict v)
 		return "slower";
 	case TC_VERDICT_FASTER:
 		return "faster";
+	case TC_VERDICT_UNKNOWN:
+		return "unknown";
 	default:
 		return "n/a";
 	}
@@ -109,13 +111,28 @@ int tc_compare_interval(double *d, unsigned int b, double confidence, double *lo
 	return 0;
 }
 
+static bool same_str(const char *a, const char *b)
+{
+	return !strcmp(a ? a : "", b ? b : "");
+}
+
 bool tc_compare_same_run(const struct tc_result_file *a, const struct tc_result_file *b)
 {
+	int i;
+
 	if (a == b)
 		return true;
-	return a->repeat == b->repeat && !strcmp(a->start, b->start) &&
-	       !strcmp(a->end, b->end) && !strcmp(a->nodename, b->nodename) &&
-	       !strcmp(a->command, b->command) && !strcmp(a->suite, b->suite);
+	if (a->nr_runs != b->nr_runs || a->repeat != b->repeat || strcmp(a->suite, b->suite))
+		return false;
+	for (i = 0; i < a->nr_runs; i++) {
+		const struct tc_result_run *x = &a->runs[i], *y = &b->runs[i];
+
+		if (x->nr_reps != y->nr_reps || !same_str(x->start, y->start) ||
+		    !same_str(x->end, y->end) || !same_str(x->nodename, y->nodename) ||
+		    !same_str(x->command, y->command))
+			return false;
+	}
+	return true;
 }
 
 /* splitmix64 (Steele, Lea & Flood 2014): one 64-bit state, full period. */
@@ -165,7 +182,9 @@ struct work {
 	struct tc_hist *h;
 	struct tc_topn *t;
 	unsigned int *k;	/* draw counts per repetition */
+	unsigned int *kr;	/* draw counts per run */
 	struct ranked *order;	/* system: the cell's rounds, ascending */
+	double *fig;		/* per-run or per-repetition figures, for the spreads */
 };
 
 static int cmp_ranked(const void *a, const void *b)
@@ -303,9 +322,193 @@ static int collect_rows(struct tc_compare *res, const struct tc_compare_column *
 	return 0;
 }
 
+/* Resample runs (enough of them) or, below TC_COMPARE_MIN_RUNS, repetitions. */
+static bool by_runs(const struct tc_result_file *f)
+{
+	return f->nr_runs >= TC_COMPARE_MIN_RUNS;
+}
+
+static int clusters(const struct tc_result_file *f, int nr_reps)
+{
+	return by_runs(f) ? f->nr_runs : nr_reps;
+}
+
+/* One bootstrap draw: @k[i] = times repetition i enters the replicate. */
+static void draw(uint64_t *s, const struct tc_result_file *f, int nr_reps, unsigned int *k,
+		 unsigned int *kr)
+{
+	int i, r;
+	unsigned int j;
+
+	memset(k, 0, (size_t)nr_reps * sizeof(*k));
+	if (!by_runs(f)) {
+		for (i = 0; i < nr_reps; i++)
+			k[rng_below(s, (uint32_t)nr_reps)]++;
+		return;
+	}
+	memset(kr, 0, (size_t)f->nr_runs * sizeof(*kr));
+	for (r = 0; r < f->nr_runs; r++)
+		kr[rng_below(s, (uint32_t)f->nr_runs)]++;
+	for (r = 0; r < f->nr_runs; r++)
+		for (j = 0; j < f->runs[r].nr_reps; j++)
+			k[f->runs[r].first_rep + j] = kr[r];
+}
+
+/* Sample variance of @n values (two passes); 0 for n < 2. */
+static double variance(const double *x, size_t n, size_t stride)
+{
+	double mean = 0, ss = 0;
+	size_t i;
+
+	if (n < 2)
+		return 0;
+	for (i = 0; i < n; i++)
+		mean += x[i * stride];
+	mean /= (double)n;
+	for (i = 0; i < n; i++)
+		ss += (x[i * stride] - mean) * (x[i * stride] - mean);
+	return ss / (double)(n - 1);
+}
+
 /*
- * One row: the figures of every column, then B replicates of each column
- * with at least two repetitions (@rep[c * TC_NR_METRICS + m][b]).
+ * Spread of each figure between runs (sd of the run figures) and within
+ * them (pooled sd of the repetition figures inside each run).
+ */
+static int spreads(struct work *w, const struct tc_result_file *f,
+		   const struct tc_result_cell *rc, double unit, struct tc_compare_cell *cell)
+{
+	double v[TC_NR_METRICS], ss[TC_NR_METRICS] = { 0 };
+	int r, m, i, err, dof = 0;
+	unsigned int j;
+
+	for (m = 0; m < TC_NR_METRICS; m++)
+		cell[m].between = cell[m].within = NAN;
+	if (f->nr_runs >= 2) {
+		for (r = 0; r < f->nr_runs; r++) {
+			memset(w->k, 0, (size_t)rc->nr_reps * sizeof(*w->k));
+			for (j = 0; j < f->runs[r].nr_reps; j++)
+				w->k[f->runs[r].first_rep + j] = 1;
+			err = figures(w, rc, unit, w->k, v);
+			if (err)
+				return err;
+			for (m = 0; m < TC_NR_METRICS; m++)
+				w->fig[(size_t)r * TC_NR_METRICS + m] = v[m];
+		}
+		for (m = 0; m < TC_NR_METRICS; m++)
+			cell[m].between = sqrt(variance(&w->fig[m], (size_t)f->nr_runs,
+							TC_NR_METRICS));
+	}
+	for (r = 0; r < f->nr_runs; r++) {
+		const struct tc_result_run *run = &f->runs[r];
+
+		if (run->nr_reps < 2)
+			continue;
+		for (j = 0; j < run->nr_reps; j++) {
+			memset(w->k, 0, (size_t)rc->nr_reps * sizeof(*w->k));
+			w->k[run->first_rep + j] = 1;
+			err = figures(w, rc, unit, w->k, v);
+			if (err)
+				return err;
+			for (m = 0; m < TC_NR_METRICS; m++)
+				w->fig[(size_t)j * TC_NR_METRICS + m] = v[m];
+		}
+		for (m = 0; m < TC_NR_METRICS; m++)
+			ss[m] += variance(&w->fig[m], run->nr_reps, TC_NR_METRICS) *
+				 (run->nr_reps - 1);
+		dof += (int)run->nr_reps - 1;
+	}
+	for (i = 0; dof && i < TC_NR_METRICS; i++)
+		cell[i].within = sqrt(ss[i] / dof);
+	return 0;
+}
+
+static tc_u64 gcd(tc_u64 a, tc_u64 b)
+{
+	while (b) {
+		tc_u64 t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/*
+ * The step of a cell's samples, in ticks per sample: the greatest common
+ * divisor of the exact values (below TC_HIST_EXACT) that hold at least
+ * 1/10000 of a repetition's samples (and 2 of them). A counter that
+ * advances in quanta of q ticks, with a timer overhead that is itself a
+ * multiple of q, gives q; a fine-grained counter gives 1 (or 0: unknown).
+ */
+static double cell_step(const struct tc_result_cell *rc)
+{
+	tc_u64 g = 0;
+	tc_u32 i;
+	int k;
+
+	for (k = 0; k < rc->nr_reps; k++) {
+		const struct tc_result_rep *r = &rc->reps[k];
+		tc_u64 thr = r->n / 10000 > 2 ? r->n / 10000 : 2;
+
+		for (i = 0; i < r->nr && r->idx[i] < TC_HIST_EXACT; i++)
+			if (r->cnt[i] >= thr && r->idx[i])
+				g = gcd(g, r->idx[i]);
+	}
+	return (double)g;
+}
+
+static bool stepped(enum tc_metric m)
+{
+	return m == TC_METRIC_MEDIAN || m == TC_METRIC_PERCENTILE || m == TC_METRIC_MIN ||
+	       m == TC_METRIC_MAX;
+}
+
+/*
+ * The interval of cell @x (column @c) against @rc (its reference @ref):
+ * paired when the columns share their runs, else independent (Welch).
+ */
+static int interval(const struct tc_compare_opts *o, const struct tc_compare_column *cols,
+		    int c, int ref, bool paired, const double *rx, const double *r0,
+		    double *d, struct tc_compare_cell *x, const struct tc_compare_cell *rc)
+{
+	const struct tc_result_file *fc = cols[c].file, *fr = cols[ref].file;
+	unsigned int B = o->resamples, b;
+	double var, df, t, diff = x->value - rc->value;
+
+	if (paired) {
+		int n = clusters(fc, x->reps);
+
+		for (b = 0; b < B; b++)
+			d[b] = rx[b] - r0[b];
+		var = variance(d, B, 1) * n / (n - 1);
+		df = n - 1;
+	} else {
+		int ac = fc->nr_runs, ar = fr->nr_runs;
+		double vc, vr, den;
+
+		if (ac < TC_COMPARE_MIN_RUNS || ar < TC_COMPARE_MIN_RUNS) {
+			x->verdict = TC_VERDICT_UNKNOWN;
+			return 0;
+		}
+		vc = variance(rx, B, 1) * ac / (ac - 1);
+		vr = variance(r0, B, 1) * ar / (ar - 1);
+		var = vc + vr;
+		den = vc * vc / (ac - 1) + vr * vr / (ar - 1);
+		df = den > 0 ? var * var / den : ac + ar - 2;
+	}
+	t = tc_stats_t_quantile(1 - (1 - o->confidence) / 2, df);
+	if (isnan(t))
+		return -EINVAL;
+	x->df = df;
+	x->lo = diff - t * sqrt(var);
+	x->hi = diff + t * sqrt(var);
+	return 0;
+}
+
+/*
+ * One row: the figures of every column, their spreads, then B replicates
+ * of each column with at least two repetitions (@rep[c * TC_NR_METRICS +
+ * m][b]), then each column against its reference.
  */
 static int compare_row(struct work *w, const struct tc_compare_column *cols, int nr_cols,
 		       const int *group, struct tc_compare_row *row, double *rep, double *d)
@@ -319,12 +522,13 @@ static int compare_row(struct work *w, const struct tc_compare_column *cols, int
 		struct tc_compare_cell *cell = &row->cells[c * TC_NR_METRICS];
 		int ri = tc_result_file_row(f, row->name);
 		const struct tc_result_cell *rc;
-		double unit = cols[c].scale, v[TC_NR_METRICS];
+		double unit = cols[c].scale, v[TC_NR_METRICS], step;
 		uint64_t s;
 
 		if (ri < 0)
 			continue;
 		rc = &f->rows[ri].cells[cols[c].config];
+		step = rc->reps ? cell_step(rc) : 0;
 		for (i = 0; i < rc->nr_reps; i++) {
 			w->k[i] = 1;
 			if (rc->values)
@@ -338,18 +542,21 @@ static int compare_row(struct work *w, const struct tc_compare_column *cols, int
 		for (m = 0; m < TC_NR_METRICS; m++) {
 			cell[m].present = tc_metric_applies(f->shape, m);
 			cell[m].reps = rc->nr_reps;
+			cell[m].runs = f->nr_runs;
 			cell[m].value = v[m];
 			cell[m].change = NAN;
-			cell[m].lo = cell[m].hi = NAN;
+			cell[m].lo = cell[m].hi = cell[m].df = NAN;
 			cell[m].verdict = TC_VERDICT_NA;
+			cell[m].step = rc->reps && stepped(m) ? step * unit : 0;
 		}
+		err = spreads(w, f, rc, unit, cell);
+		if (err)
+			return err;
 		if (rc->nr_reps < TC_COMPARE_MIN_REPS)
 			continue;
 		s = rng_seed(o->seed, group[c]);
 		for (b = 0; b < B; b++) {
-			memset(w->k, 0, (size_t)rc->nr_reps * sizeof(*w->k));
-			for (i = 0; i < rc->nr_reps; i++)
-				w->k[rng_below(&s, (uint32_t)rc->nr_reps)]++;
+			draw(&s, f, rc->nr_reps, w->k, w->kr);
 			err = figures(w, rc, unit, w->k, v);
 			if (err)
 				return err;
@@ -369,6 +576,7 @@ static int compare_row(struct work *w, const struct tc_compare_column *cols, int
 			const struct tc_compare_cell *rc = &row->cells[ref * TC_NR_METRICS + m];
 			const double *rx = &rep[((size_t)c * TC_NR_METRICS + m) * B];
 			const double *r0 = &rep[((size_t)ref * TC_NR_METRICS + m) * B];
+			double step;
 
 			if (!x->present || !rc->present)
 				continue;
@@ -378,12 +586,18 @@ static int compare_row(struct work *w, const struct tc_compare_column *cols, int
 				x->change = 0;
 			if (x->reps < TC_COMPARE_MIN_REPS || rc->reps < TC_COMPARE_MIN_REPS)
 				continue;
-			for (b = 0; b < B; b++)
-				d[b] = rx[b] - r0[b];
-			err = tc_compare_interval(d, B, o->confidence, &x->lo, &x->hi);
+			err = interval(o, cols, c, ref, group[c] == group[ref], rx, r0, d, x, rc);
 			if (err)
 				return err;
+			if (x->verdict == TC_VERDICT_UNKNOWN)
+				continue;
 			x->verdict = tc_compare_verdict_dir(x->lo, x->hi, row->higher_better);
+			step = fmax(x->step, rc->step);
+			if (x->verdict != TC_VERDICT_SAME && step > 0 &&
+			    fabs(x->value - rc->value) < step) {
+				x->verdict = TC_VERDICT_SAME;
+				x->below_step = true;
+			}
 		}
 	}
 	return 0;
@@ -395,6 +609,7 @@ int tc_compare_run(const struct tc_compare_column *cols, int nr_cols,
 	struct work w = { .o = o };
 	struct tc_compare *res;
 	unsigned int max_reps = 1;
+	int max_runs = 1;
 	double *rep = NULL, *d = NULL;
 	int *group = NULL;
 	int c, g, r, err;
@@ -422,14 +637,19 @@ int tc_compare_run(const struct tc_compare_column *cols, int nr_cols,
 		group[c] = g < c ? group[g] : c;
 		if (cols[c].file->repeat > max_reps)
 			max_reps = cols[c].file->repeat;
+		if (cols[c].file->nr_runs > max_runs)
+			max_runs = cols[c].file->nr_runs;
 	}
 	w.h = malloc(sizeof(*w.h));
 	w.t = malloc(TC_TOPN_SIZE(o->highest));
 	w.k = calloc(max_reps, sizeof(*w.k));
 	w.order = calloc(max_reps, sizeof(*w.order));
+	w.kr = calloc((size_t)max_runs, sizeof(*w.kr));
+	w.fig = calloc((size_t)(max_reps > (unsigned int)max_runs ? max_reps : (unsigned int)max_runs) *
+		       TC_NR_METRICS, sizeof(*w.fig));
 	rep = calloc((size_t)nr_cols * TC_NR_METRICS * o->resamples, sizeof(*rep));
 	d = calloc(o->resamples, sizeof(*d));
-	if (!w.h || !w.t || !w.k || !w.order || !rep || !d)
+	if (!w.h || !w.t || !w.k || !w.order || !w.kr || !w.fig || !rep || !d)
 		goto out;
 	for (r = 0; r < res->nr_rows; r++) {
 		err = compare_row(&w, cols, nr_cols, group, &res->rows[r], rep, d);
@@ -442,6 +662,8 @@ out:
 	free(w.t);
 	free(w.k);
 	free(w.order);
+	free(w.kr);
+	free(w.fig);
 	free(rep);
 	free(d);
 	free(group);

@@ -76,7 +76,7 @@ json_t *tc_result_new(const struct tc_result_header *h)
 	root = json_object();
 	if (!root)
 		return NULL;
-	json_object_set_new(root, "file_version", json_integer(TC_RESULT_FILE_VERSION));
+	json_object_set_new(root, "file_version", json_integer(TC_RESULT_RUN_VERSION));
 	json_object_set_new(root, "tool", json_pack("{s:s, s:s, s:s}", "name", "tracecost",
 						     "version", TC_VERSION, "git", TC_GIT_SHA));
 	json_object_set_new(root, "suite", json_string(h->suite));
@@ -122,6 +122,54 @@ json_t *tc_result_new(const struct tc_result_header *h)
 	else
 		json_decref(irqs);
 	return root;
+}
+
+json_t *tc_result_runs_new(json_t *const *runs, int nr, int argc, char *const *argv,
+			   const struct timespec *start, const struct timespec *end)
+{
+	static const char *const copied[] = { "tool", "suite", "uname", "host", "counter",
+					      "static_key_impl" };
+	json_t *root, *arr;
+	const char *suite;
+	size_t i;
+	int r;
+
+	if (nr < 1 || nr > TC_RESULT_MAX_RUNS || !json_is_object(runs[0]))
+		return NULL;
+	suite = json_string_value(json_object_get(runs[0], "suite"));
+	for (r = 0; r < nr; r++) {
+		const char *s = json_string_value(json_object_get(runs[r], "suite"));
+
+		if (!suite || !s || strcmp(s, suite))
+			return NULL;
+	}
+	root = json_object();
+	arr = json_array();
+	if (!root || !arr)
+		goto fail;
+	json_object_set_new(root, "file_version", json_integer(TC_RESULT_FILE_VERSION));
+	for (i = 0; i < sizeof(copied) / sizeof(copied[0]); i++) {
+		json_t *v = json_object_get(runs[0], copied[i]);
+
+		if (v && json_object_set(root, copied[i], v))
+			goto fail;
+	}
+	json_object_set_new(root, "command", command_line(argc, argv));
+	json_object_set_new(root, "start", iso_time(start));
+	json_object_set_new(root, "end", iso_time(end));
+	for (r = 0; r < nr; r++)
+		if (json_array_append(arr, runs[r]))
+			goto fail;
+	if (json_object_set_new(root, "runs", arr))
+		goto fail_root;
+	for (r = 0; r < nr; r++)
+		json_decref(runs[r]);
+	return root;
+fail:
+	json_decref(arr);
+fail_root:
+	json_decref(root);
+	return NULL;
 }
 
 json_t *tc_u128_to_json(tc_u64 hi, tc_u64 lo)

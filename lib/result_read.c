@@ -32,6 +32,8 @@ struct rd {
 	size_t errlen;
 	struct tc_hist *tmp;		/* scratch for merging one repetition */
 	struct tc_topn *top;		/* scratch heap, capacity highest */
+	const char *prefix;		/* "runs[3]: " inside a version-2 file */
+	bool in_runs;			/* reading a run of a version-2 file */
 };
 
 /* Copy @s into @dst replacing control and non-ASCII bytes: one printable line. */
@@ -58,7 +60,7 @@ rd_fail(struct rd *r, int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	snprintf(line, sizeof(line), "%.200s: %s", r->name, msg);
+	snprintf(line, sizeof(line), "%.200s: %s%s", r->name, r->prefix ? r->prefix : "", msg);
 	put_clean(r->err, r->errlen, line);
 	return err;
 }
@@ -942,9 +944,13 @@ static int read_header(struct rd *r, struct tc_result_file *f, const json_t *roo
 		return rd_fail(r, -EPROTONOSUPPORT,
 			       "file_version %lld is newer than this tracecost reads (%d)",
 			       (long long)v, TC_RESULT_FILE_VERSION);
-	if (v != TC_RESULT_FILE_VERSION)
-		return rd_fail(r, -EPROTONOSUPPORT, "file_version %lld is not supported (%d is)",
-			       (long long)v, TC_RESULT_FILE_VERSION);
+	if (v != TC_RESULT_RUN_VERSION && v != TC_RESULT_FILE_VERSION)
+		return rd_fail(r, -EPROTONOSUPPORT,
+			       "file_version %lld is not supported (%d and %d are)", (long long)v,
+			       TC_RESULT_RUN_VERSION, TC_RESULT_FILE_VERSION);
+	if (r->in_runs && v != TC_RESULT_RUN_VERSION)
+		return BAD(r, "file_version %lld where a run (version %d) was expected",
+			   (long long)v, TC_RESULT_RUN_VERSION);
 	if ((err = get(r, root, "", "tool", JSON_OBJECT, &j)) ||
 	    (err = get(r, j, "tool", "name", JSON_STRING, &j)))
 		return err;
@@ -981,8 +987,106 @@ static int read_header(struct rd *r, struct tc_result_file *f, const json_t *roo
 				   type_name(counter));
 		if ((err = get_num(r, counter, "counter", "frequency_hz", 0, 1e12, &f->freq_hz)))
 			return err;
+		if (json_object_get(counter, "resolution_ticks") &&
+		    (err = get_num(r, counter, "counter", "resolution_ticks", 0, 1e9,
+				   &f->step_ticks)))
+			return err;
 	}
 	return 0;
+}
+
+/* A version-1 object (one run) already checked by read_header(). */
+static int read_run_body(struct rd *r, struct tc_result_file *f, const json_t *root)
+{
+	json_t *sec;
+	int err;
+
+	if ((err = get(r, root, "", f->suite, JSON_OBJECT, &sec)))
+		return err;
+	if (f->shape == TC_RESULT_SHAPE_VALUES && (err = read_cpus(r, f, root)))
+		return err;
+	err = f->shape == TC_RESULT_SHAPE_HIST ? read_hist_section(r, f, sec) :
+	      read_values_section(r, f, sec);
+	if (err)
+		return err;
+	f->runs = calloc(1, sizeof(*f->runs));
+	if (!f->runs)
+		return rd_fail(r, -ENOMEM, "out of memory");
+	f->nr_runs = 1;
+	f->runs[0].nr_reps = f->repeat;
+	if (!(f->runs[0].path = strdup(f->path)) ||
+	    !(f->runs[0].start = strdup(f->start ? f->start : "")) ||
+	    !(f->runs[0].end = strdup(f->end ? f->end : "")) ||
+	    !(f->runs[0].command = strdup(f->command ? f->command : "")) ||
+	    !(f->runs[0].nodename = strdup(f->nodename ? f->nodename : "")) ||
+	    !(f->runs[0].release = strdup(f->release ? f->release : "")))
+		return rd_fail(r, -ENOMEM, "out of memory");
+	return 0;
+}
+
+static struct tc_result_file *file_new(struct rd *r, const char *name)
+{
+	struct tc_result_file *f = calloc(1, sizeof(*f));
+
+	if (f && !(f->path = strdup(name))) {
+		free(f);
+		f = NULL;
+	}
+	if (!f)
+		rd_fail(r, -ENOMEM, "out of memory");
+	return f;
+}
+
+/*
+ * Version 2: every runs[] entry is a whole version-1 run, read as such and
+ * pooled (tc_result_file_pool()); the header must name the runs' suite.
+ */
+static int read_runs(struct rd *r, const struct tc_result_file *top, const json_t *root,
+		     struct tc_result_file **res)
+{
+	struct tc_result_file **runs;
+	const json_t *jr = json_object_get(root, "runs");
+	size_t i, n;
+	int err = 0;
+
+	if (!json_is_array(jr) || !json_array_size(jr) ||
+	    json_array_size(jr) > TC_RESULT_MAX_RUNS)
+		return BAD(r, "runs: an array of 1 to %d runs expected (file_version 2)",
+			   TC_RESULT_MAX_RUNS);
+	n = json_array_size(jr);
+	runs = calloc(n, sizeof(*runs));
+	if (!runs)
+		return rd_fail(r, -ENOMEM, "out of memory");
+	r->in_runs = true;
+	for (i = 0; i < n && !err; i++) {
+		const json_t *run = json_array_get(jr, i);
+		char prefix[32];
+
+		snprintf(prefix, sizeof(prefix), "runs[%zu]: ", i);
+		r->prefix = prefix;
+		runs[i] = file_new(r, top->path);
+		if (!runs[i]) {
+			err = -ENOMEM;
+			break;
+		}
+		err = read_header(r, runs[i], run);
+		if (!err && strcmp(runs[i]->suite, top->suite))
+			err = BAD(r, "suite '%s' in a file of suite '%s'", runs[i]->suite,
+				  top->suite);
+		if (!err)
+			err = read_run_body(r, runs[i], run);
+		free(r->tmp);
+		free(r->top);
+		r->tmp = NULL;
+		r->top = NULL;
+	}
+	r->prefix = NULL;
+	if (!err)
+		err = tc_result_file_pool(runs, (int)n, top->path, res, r->err, r->errlen);
+	for (i = 0; i < n; i++)
+		tc_result_file_free(runs[i]);
+	free(runs);
+	return err;
 }
 
 int tc_result_file_parse(const char *buf, size_t len, const char *name,
@@ -991,7 +1095,7 @@ int tc_result_file_parse(const char *buf, size_t len, const char *name,
 	struct rd r = { .name = name, .err = err, .errlen = errlen };
 	struct tc_result_file *f;
 	json_error_t je;
-	json_t *root, *sec;
+	json_t *root;
 	int ret;
 
 	*res = NULL;
@@ -1011,29 +1115,32 @@ int tc_result_file_parse(const char *buf, size_t len, const char *name,
 		return BAD(&r, "not valid JSON: line %d, column %d: %s", je.line, je.column,
 			   je.text);
 	}
-	f = calloc(1, sizeof(*f));
+	f = file_new(&r, name);
 	if (!f) {
 		json_decref(root);
-		return rd_fail(&r, -ENOMEM, "out of memory");
+		return -ENOMEM;
 	}
-	f->path = strdup(name);
-	ret = f->path ? read_header(&r, f, root) : rd_fail(&r, -ENOMEM, "out of memory");
-	if (!ret) {
-		ret = get(&r, root, "", f->suite, JSON_OBJECT, &sec);
-		if (!ret && f->shape == TC_RESULT_SHAPE_VALUES)
-			ret = read_cpus(&r, f, root);
-		if (!ret)
-			ret = f->shape == TC_RESULT_SHAPE_HIST ? read_hist_section(&r, f, sec) :
-			      read_values_section(&r, f, sec);
+	ret = read_header(&r, f, root);
+	if (!ret && f->version == TC_RESULT_FILE_VERSION) {
+		ret = read_runs(&r, f, root, res);
+		tc_result_file_free(f);
+		f = NULL;
+	} else if (!ret) {
+		ret = read_run_body(&r, f, root);
 	}
 	json_decref(root);
 	free(r.tmp);
 	free(r.top);
 	if (ret) {
 		tc_result_file_free(f);
+		if (*res) {
+			tc_result_file_free(*res);
+			*res = NULL;
+		}
 		return ret;
 	}
-	*res = f;
+	if (f)
+		*res = f;
 	return 0;
 }
 
@@ -1116,6 +1223,15 @@ void tc_result_file_free(struct tc_result_file *f)
 		free(row->unit);
 	}
 	free(f->rows);
+	for (i = 0; i < f->nr_runs; i++) {
+		free(f->runs[i].path);
+		free(f->runs[i].start);
+		free(f->runs[i].end);
+		free(f->runs[i].command);
+		free(f->runs[i].nodename);
+		free(f->runs[i].release);
+	}
+	free(f->runs);
 	for (i = 0; i < f->nr_configs; i++)
 		free(f->configs[i]);
 	free(f->configs);

@@ -168,3 +168,86 @@ int tc_stats_compute(struct tc_stats *s, const struct tc_hist *h,
 	}
 	return 0;
 }
+
+/*
+ * Continued fraction of the regularized incomplete beta function I_x(a, b)
+ * (Abramowitz & Stegun 26.5.8), by the modified Lentz method; converges
+ * fast for x < (a + 1) / (a + b + 2).
+ */
+static double beta_cf(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double c = 1, d = 1 - (a + b) * x / (a + 1), h, del, num;
+	int m;
+
+	if (fabs(d) < tiny)
+		d = tiny;
+	d = 1 / d;
+	h = d;
+	for (m = 1; m <= 300; m++) {
+		num = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m));
+		d = 1 + num * d;
+		d = fabs(d) < tiny ? 1 / tiny : 1 / d;
+		c = 1 + num / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		h *= d * c;
+		num = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1));
+		d = 1 + num * d;
+		d = fabs(d) < tiny ? 1 / tiny : 1 / d;
+		c = 1 + num / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1) < 1e-15)
+			break;
+	}
+	return h;
+}
+
+/* I_x(a, b), x in [0, 1]. */
+static double beta_inc(double a, double b, double x)
+{
+	double lbt;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	lbt = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x);
+	if (x < (a + 1) / (a + b + 2))
+		return exp(lbt) * beta_cf(a, b, x) / a;
+	return 1 - exp(lbt) * beta_cf(b, a, 1 - x) / b;
+}
+
+/* P(T <= t), Student's t with @df degrees of freedom. */
+static double t_cdf(double t, double df)
+{
+	double tail = 0.5 * beta_inc(df / 2, 0.5, df / (df + t * t));
+
+	return t >= 0 ? 1 - tail : tail;
+}
+
+double tc_stats_t_quantile(double p, double df)
+{
+	double lo = 0, hi = 1, mid;
+	int i;
+
+	if (!(p > 0 && p < 1) || !(df > 0))
+		return NAN;
+	if (df > 1e7)
+		df = 1e7;
+	if (p < 0.5)
+		return -tc_stats_t_quantile(1 - p, df);
+	while (t_cdf(hi, df) < p)
+		hi *= 2;
+	for (i = 0; i < 200 && hi - lo > 1e-12; i++) {
+		mid = (lo + hi) / 2;
+		if (t_cdf(mid, df) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}

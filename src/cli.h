@@ -79,6 +79,13 @@ struct tc_suite {
 };
 
 int cmd_run(int argc, char **argv);
+/**
+ * tc_cli_runs() - tracecost run --runs @runs: each run a fresh process
+ * (src/runs.c), one version-2 result file, compare's table on it.
+ * @argc, @argv: the suite's arguments (argv[0] is skipped)
+ * Return: the exit status for main().
+ */
+int tc_cli_runs(const char *suite, unsigned int runs, int argc, char **argv);
 int suite_user_run(int argc, char **argv);
 int suite_kernel_run(int argc, char **argv);
 int suite_system_run(int argc, char **argv);

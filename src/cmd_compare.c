@@ -38,6 +38,39 @@ static struct tc_result_file *load_file(const char *path)
 	return f;
 }
 
+/*
+ * A column's files: one path, or a group "a1.json,a2.json,..." whose runs
+ * are pooled (tc_result_file_pool()): one run per boot, typically.
+ */
+static struct tc_result_file *load_group(const char *spec)
+{
+	struct tc_result_file **files, *f;
+	char err[TC_RESULT_ERR_LEN], *dup, *tok, *save = NULL;
+	struct stat st;
+	int n = 0, i, ret;
+
+	if (!strchr(spec, ',') || !stat(spec, &st))
+		return load_file(spec);
+	dup = strdup(spec);
+	files = calloc(strlen(spec) / 2 + 2, sizeof(*files));
+	if (!dup || !files)
+		tc_cli_fail("out of memory");
+	if (spec[0] == ',' || spec[strlen(spec) - 1] == ',' || strstr(spec, ",,"))
+		tc_cli_usage("'%.200s': an empty file name in a group (FILE,FILE,...)", spec);
+	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		files[n++] = load_file(tok);
+	ret = tc_result_file_pool(files, n, spec, &f, err, sizeof(err));
+	if (ret == -ENOMEM)
+		tc_cli_fail("%s", err);
+	if (ret)
+		tc_cli_usage("%s", err);
+	for (i = 0; i < n; i++)
+		tc_result_file_free(files[i]);
+	free(files);
+	free(dup);
+	return f;
+}
+
 static void config_list(const struct tc_result_file *f, char *buf, size_t len)
 {
 	size_t off = 0;
@@ -128,7 +161,7 @@ int tc_cli_columns_load(int nr_specs, char *const *specs, int nr_labels,
 			if (files[j] && !strcmp(files[j]->path, path))
 				f = files[j];
 		if (!f)
-			f = files[i] = load_file(path);
+			f = files[i] = load_group(path);
 		if (cfg) {
 			char list[512];
 
@@ -210,12 +243,15 @@ static const struct option long_opts[] = {
 
 static void usage(void)
 {
-	printf("usage: tracecost compare FILE[:CONFIG]... [--label NAME]... [--metrics LIST]\n"
-	       "                         [--format text|markdown|csv|json] [--unit ns|ticks]\n"
-	       "                         [--percentile P] [--resamples B] [--seed N]\n\n"
+	printf("usage: tracecost compare FILE[,FILE...][:CONFIG]... [--label NAME]...\n"
+	       "                         [--metrics LIST] [--format text|markdown|csv|json]\n"
+	       "                         [--unit ns|ticks] [--percentile P] [--resamples B]\n"
+	       "                         [--seed N]\n\n"
 	       "  FILE[:CONFIG]    a result file (tracecost run --json), all its configurations\n"
 	       "                   or the one named; columns in the order given, the first is\n"
 	       "                   the reference\n"
+	       "  A1,A2,A3:CONFIG  a group of files: their runs pooled as one column (one file\n"
+	       "                   per run or boot; tracecost run --runs N writes N in one)\n"
 	       "  --label NAME     name of the next column (repeat; default <release> or\n"
 	       "                   <release>:<config>)\n"
 	       "  --metrics LIST   rows, from average,median,max_avg,percentile,min,max or all\n"
@@ -224,13 +260,16 @@ static void usage(void)
 	       "  --format F       text (default), markdown, csv or json\n"
 	       "  --unit ns|ticks  ns per pair (default; each file's counter frequency) or ticks\n"
 	       "  --percentile P   the percentile row (default: the first file's)\n"
-	       "  --resamples B    bootstrap resamples of the repetitions (default 2000)\n"
+	       "  --resamples B    bootstrap resamples of the runs (default 2000)\n"
 	       "  --seed N         seed of the resampling (default 1)\n\n"
-	       "Each cell after the first: value, change against the first column, and a\n"
-	       "verdict from the 95%% bootstrap percentile interval of the difference:\n"
-	       "> slower, < faster, ~ no significant difference, ? n/a (one repetition).\n"
-	       "Where higher is better (files/s), < (faster) marks a higher value.\n"
-	       "Changes from +1000%% on show as the ratio: x42 is 42 times the reference.\n");
+	       "Each cell after the first: value, change against its reference, and a verdict\n"
+	       "from the 95%% interval of the difference (runs resampled, Student/Welch t):\n"
+	       "> slower, < faster, ~ no significant difference, ? none (the reason is printed:\n"
+	       "columns from different runs need 3 runs each; one repetition gives n/a).\n"
+	       "Columns of the same runs are paired. Differences of medians and percentiles\n"
+	       "below one counter step are never significant. Where higher is better\n"
+	       "(files/s), < (faster) marks a higher value. Changes from +1000%% on show as\n"
+	       "the ratio: x42 is 42 times the reference. Method: man tracecost, COMPARE.\n");
 }
 
 static void parse_metrics(struct cmp_opts *o, const char *arg)
@@ -498,7 +537,7 @@ static char verdict_mark(enum tc_verdict v)
 	case TC_VERDICT_SAME:
 		return '~';
 	default:
-		return '?';
+		return '?';	/* n/a or unknown: the legend says which and why */
 	}
 }
 
@@ -511,6 +550,8 @@ static const char *verdict_word(enum tc_verdict v)
 		return "faster";
 	case TC_VERDICT_SAME:
 		return "~";
+	case TC_VERDICT_UNKNOWN:
+		return "?";
 	default:
 		return "n/a";
 	}
@@ -537,6 +578,19 @@ static bool is_ref(const struct ctx *x, int c)
 	return x->cc[c].ref < 0 || x->cc[c].ref == c;
 }
 
+static void print_spreads(const struct ctx *x, FILE *f, const char *pre);
+
+/* What the interval covers, said once for every format. */
+static void print_method(const struct ctx *x, FILE *f, const char *pre, const char *reps)
+{
+	fprintf(f, "%smethod: %.0f%% interval of each difference: d +- t * se, se from %u "
+		"bootstrap resamples (seed %llu) of the runs (of the %s where a column has "
+		"fewer than %d runs), t of Student at n - 1 (paired) or Welch's degrees of "
+		"freedom; columns of the same runs paired, run i with run i\n", pre,
+		CONFIDENCE * 100, x->o->resamples, (unsigned long long)x->o->seed, reps,
+		TC_COMPARE_MIN_RUNS);
+}
+
 static void print_header(const struct ctx *x, FILE *f, const char *pre)
 {
 	const struct tc_result_file *f0 = x->col[0].file;
@@ -555,26 +609,26 @@ static void print_header(const struct ctx *x, FILE *f, const char *pre)
 		if (x->cc[i].ref >= 0 && x->cc[i].ref != i)
 			snprintf(vs, sizeof(vs), "vs %s", x->col[x->cc[i].ref].name);
 		if (is_system(fi))
-			fprintf(f, "%s  %s: %s:%s (%s), %s on %s (%s), %u round%s on %d CPU%s\n",
-				pre, x->col[i].name, fi->path, fi->configs[x->col[i].config], vs,
-				fi->release, fi->nodename, fi->cpu_model, fi->repeat,
+			fprintf(f, "%s  %s: %s:%s (%s), %s on %s (%s), %d run%s, %u round%s on %d "
+				"CPU%s\n", pre, x->col[i].name, fi->path,
+				fi->configs[x->col[i].config], vs, fi->release, fi->nodename,
+				fi->cpu_model, fi->nr_runs, fi->nr_runs > 1 ? "s" : "", fi->repeat,
 				fi->repeat > 1 ? "s" : "", fi->nr_cpus, fi->nr_cpus > 1 ? "s" : "");
 		else
-			fprintf(f, "%s  %s: %s:%s (%s), %s on %s (%s), %u repetition%s x %d "
-				"CPU%s, batch %u, do_work %s\n", pre, x->col[i].name, fi->path,
+			fprintf(f, "%s  %s: %s:%s (%s), %s on %s (%s), %d run%s, %u repetition%s "
+				"x %d CPU%s, batch %u, do_work %s\n", pre, x->col[i].name, fi->path,
 				fi->configs[x->col[i].config], vs, fi->release, fi->nodename,
-				fi->cpu_model, fi->repeat, fi->repeat > 1 ? "s" : "", fi->nr_cpus,
-				fi->nr_cpus > 1 ? "s" : "", fi->batch, fi->do_work ? "on" : "off");
+				fi->cpu_model, fi->nr_runs, fi->nr_runs > 1 ? "s" : "", fi->repeat,
+				fi->repeat > 1 ? "s" : "", fi->nr_cpus, fi->nr_cpus > 1 ? "s" : "",
+				fi->batch, fi->do_work ? "on" : "off");
 		own |= x->freq[i] != x->freq[0];
 	}
 	if (is_system(f0)) {
 		fprintf(f, "%sunit: each section's own (the workload's metric); where higher is "
 			"better (files/s) the verdict says better or worse: < faster = higher\n",
 			pre);
-		fprintf(f, "%smethod: %.0f%% bootstrap percentile interval of each difference, "
-			"%u resamples of the rounds (seed %llu; columns of one run resampled "
-			"together, round r with round r)\n", pre, CONFIDENCE * 100,
-			x->o->resamples, (unsigned long long)x->o->seed);
+		print_method(x, f, pre, "rounds");
+		print_spreads(x, f, pre);
 		return;
 	}
 	if (x->o->ticks) {
@@ -595,10 +649,81 @@ static void print_header(const struct ctx *x, FILE *f, const char *pre)
 		}
 		fputc('\n', f);
 	}
-	fprintf(f, "%smethod: %.0f%% bootstrap percentile interval of each difference, %u "
-		"resamples of the repetitions (seed %llu; columns of one run resampled "
-		"together); max_avg over the %u highest samples\n", pre, CONFIDENCE * 100,
-		x->o->resamples, (unsigned long long)x->o->seed, x->highest);
+	print_method(x, f, pre, "repetitions");
+	fprintf(f, "%smax_avg over the %u highest samples\n", pre, x->highest);
+	print_spreads(x, f, pre);
+}
+
+/* Why a cell of @row has no verdict, or a weaker one: one line per reason. */
+static void print_reasons(const struct ctx *x, const struct tc_compare_row *row)
+{
+	bool unknown = false, na = false, step = false;
+	double st = 0;
+	char few[256] = "";
+	size_t off = 0;
+	int c, m;
+
+	for (c = 0; c < x->n; c++) {
+		for (m = 0; m < TC_NR_METRICS; m++) {
+			const struct tc_compare_cell *cell = cell_at(row, c, m);
+
+			if (!x->o->metrics[m] || !cell->present || is_ref(x, c))
+				continue;
+			na |= cell->verdict == TC_VERDICT_NA;
+			step |= cell->below_step;
+			st = fmax(st, cell->step);
+			if (cell->verdict != TC_VERDICT_UNKNOWN || unknown)
+				continue;
+			unknown = true;
+		}
+	}
+	for (c = 0; unknown && c < x->n && off < sizeof(few); c++)
+		if (x->col[c].file->nr_runs < TC_COMPARE_MIN_RUNS)
+			off += (size_t)snprintf(few + off, sizeof(few) - off, "%s%s %d",
+						off ? ", " : "", x->col[c].name,
+						x->col[c].file->nr_runs);
+	if (unknown)
+		printf("? between-run variation unknown (runs: %s): columns from different runs "
+		       "need %d runs each: use --runs N or several files per column "
+		       "(A1.json,A2.json,...)\n", few, TC_COMPARE_MIN_RUNS);
+	if (na)
+		printf("? n/a: a column with one repetition has no spread to resample\n");
+	if (st > 0)
+		printf("step: samples move in steps of %.3g %s per pair (the counter's quantum / "
+		       "batch); smaller differences of median, percentile, min, max are never "
+		       "called significant%s\n", st, x->unit, step ? " (some ~ above)" : "");
+}
+
+/* Where the noise is: sd between runs and within runs, for each column. */
+static void print_spreads(const struct ctx *x, FILE *f, const char *pre)
+{
+	int r, c, m;
+
+	for (m = 0; m < TC_NR_METRICS && !x->o->metrics[m]; m++)
+		;
+	if (m == TC_NR_METRICS)
+		return;
+	fprintf(f, "%sspread of the %s: sd between runs / pooled sd within runs (runs x "
+		"repetitions per run)\n", pre, tc_metric_name(m));
+	for (r = 0; r < x->res->nr_rows; r++) {
+		const struct tc_compare_row *row = &x->res->rows[r];
+
+		fprintf(f, "%s  %s:", pre, row->name);
+		for (c = 0; c < x->n; c++) {
+			const struct tc_compare_cell *cell = cell_at(row, c, m);
+			char b[32] = "-", w[32] = "-";
+
+			if (!cell->present)
+				continue;
+			if (!isnan(cell->between))
+				snprintf(b, sizeof(b), "%.3g", cell->between);
+			if (!isnan(cell->within))
+				snprintf(w, sizeof(w), "%.3g", cell->within);
+			fprintf(f, "%s %s %s/%s (%dx%d)", c ? "," : "", x->col[c].name, b, w,
+				cell->runs, cell->runs ? cell->reps / cell->runs : 0);
+		}
+		fputc('\n', f);
+	}
 }
 
 /* Text: value, change and mark, sub-aligned, so that 5 columns fit 80 characters. */
@@ -676,9 +801,11 @@ static void print_text(const struct ctx *x)
 			putchar('\n');
 		}
 		free(valw);
-		printf("\n> slower, < faster, ~ no significant difference (%.0f%%), ? n/a; "
-		       "xN: N times%s\n\n", CONFIDENCE * 100, row->higher_better ?
+		printf("\n> slower, < faster, ~ no significant difference (%.0f%%); xN: N times%s\n",
+		       CONFIDENCE * 100, row->higher_better ?
 		       "; higher is better here: < is a higher value" : "");
+		print_reasons(x, row);
+		putchar('\n');
 	}
 }
 
@@ -696,8 +823,9 @@ static void cell_long(char *buf, size_t len, const struct tc_compare_cell *cell,
 		return;
 	}
 	fmt_change(p, sizeof(p), cell->change);
-	if (cell->verdict == TC_VERDICT_NA) {
-		snprintf(buf, len, "%s (%s, n/a)", v, p);
+	if (cell->verdict == TC_VERDICT_NA || cell->verdict == TC_VERDICT_UNKNOWN) {
+		snprintf(buf, len, "%s (%s, %s)", v, p, cell->verdict == TC_VERDICT_NA ? "n/a" :
+			 "? between-run variation unknown");
 		return;
 	}
 	snprintf(lo, sizeof(lo), "%+.2f", cell->lo);
@@ -836,6 +964,8 @@ static void print_json(const struct ctx *x)
 				"release", f->release, "nodename", f->nodename,
 				"cpu_model", f->cpu_model, "repetitions", (int)f->repeat,
 				"cpus", f->nr_cpus));
+			json_object_set_new(json_array_get(cols, json_array_size(cols) - 1), "runs",
+					    json_integer(f->nr_runs));
 			continue;
 		}
 		json_array_append_new(cols, json_pack(
@@ -849,6 +979,10 @@ static void print_json(const struct ctx *x)
 			"repetitions", (int)f->repeat, "cpus", f->nr_cpus, "batch", (int)f->batch,
 			"frequency_hz", f->freq_hz > 0 ? json_real(f->freq_hz) : json_null(),
 			"converted_with_hz", x->freq[c], "do_work", f->do_work));
+		json_object_set_new(json_array_get(cols, json_array_size(cols) - 1), "runs",
+				    json_integer(f->nr_runs));
+		json_object_set_new(json_array_get(cols, json_array_size(cols) - 1), "step_ticks",
+				    f->step_ticks > 0 ? json_real(f->step_ticks) : json_null());
 	}
 	for (r = 0; r < x->res->nr_rows; r++) {
 		const struct tc_compare_row *row = &x->res->rows[r];
@@ -869,12 +1003,18 @@ static void print_json(const struct ctx *x)
 					continue;
 				}
 				json_array_append_new(cells, json_pack(
-					"{s:o, s:i, s:o, s:o, s:o, s:s}",
+					"{s:o, s:i, s:i, s:o, s:o, s:o, s:o, s:s, s:b, s:o, s:o, s:o}",
 					"value", jnum(cell->value), "repetitions", cell->reps,
+					"runs", cell->runs,
 					"change_pct", jnum(cell->change),
 					"diff_lo", jnum(cell->lo), "diff_hi", jnum(cell->hi),
+					"df", jnum(cell->df),
 					"verdict", is_ref(x, c) ? "reference" :
-					tc_verdict_name(cell->verdict)));
+					tc_verdict_name(cell->verdict),
+					"below_step", cell->below_step,
+					"step", cell->step > 0 ? json_real(cell->step) : json_null(),
+					"sd_between_runs", jnum(cell->between),
+					"sd_within_runs", jnum(cell->within)));
 			}
 			json_array_append_new(rows, json_pack("{s:s, s:o}", "metric",
 							      tc_metric_name(m), "cells", cells));
@@ -885,13 +1025,15 @@ static void print_json(const struct ctx *x)
 						      "higher_is_better", row->higher_better,
 						      "rows", rows));
 	}
-	root = json_pack("{s:i, s:s, s:o, s:f, s:s, s:I, s:I}", "compare_version", 1,
+	root = json_pack("{s:i, s:s, s:o, s:f, s:s, s:I, s:I, s:i}", "compare_version", 2,
 			 "suite", x->col[0].file->suite,
 			 "unit", is_system(x->col[0].file) ? json_null() : json_string(x->unit),
 			 "confidence", CONFIDENCE, "method",
-			 "bootstrap percentile interval of the difference; repetitions "
-			 "resampled with replacement, columns of one run together",
-			 "resamples", (json_int_t)x->o->resamples, "seed", (json_int_t)x->o->seed);
+			 "d +- t se; se from bootstrap resamples of the runs (of the repetitions "
+			 "below min_runs runs), scaled by n/(n-1); t of Student, n-1 (paired) or "
+			 "Welch degrees of freedom; columns of the same runs paired",
+			 "resamples", (json_int_t)x->o->resamples, "seed", (json_int_t)x->o->seed,
+			 "min_runs", TC_COMPARE_MIN_RUNS);
 	if (!root)
 		tc_cli_fail("out of memory");
 	json_object_set_new(root, "percentile", is_system(x->col[0].file) ? json_null() :

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <tracecost/result.h>
+
 #include "cli.h"
 
 static const struct tc_suite suites[] = {
@@ -33,7 +35,8 @@ static const char *suite_list(void)
 
 int cmd_run(int argc, char **argv)
 {
-	const char *name = "user";
+	const char *name = "user", *runs = NULL;
+	unsigned int nr_runs = 1;
 	size_t i;
 	int a, b;
 
@@ -45,13 +48,26 @@ int cmd_run(int argc, char **argv)
 			name = argv[++a];
 		} else if (!strncmp(argv[a], "--suite=", 8)) {
 			name = argv[a] + 8;
+		} else if (!strcmp(argv[a], "--runs")) {
+			if (a + 1 >= argc)
+				tc_cli_usage("--runs: missing value");
+			runs = argv[++a];
+		} else if (!strncmp(argv[a], "--runs=", 7)) {
+			runs = argv[a] + 7;
 		} else {
 			argv[b++] = argv[a];
 		}
 	}
 	argv[b] = NULL;
-	for (i = 0; i < sizeof(suites) / sizeof(suites[0]); i++)
-		if (!strcmp(suites[i].name, name))
-			return suites[i].run(b, argv);
+	if (runs)
+		nr_runs = (unsigned int)tc_cli_parse_u64("--runs", runs, 1, TC_RESULT_MAX_RUNS);
+	for (i = 0; i < sizeof(suites) / sizeof(suites[0]); i++) {
+		if (strcmp(suites[i].name, name))
+			continue;
+		/* Several runs: each one this program again, in a fresh process. */
+		if (nr_runs > 1)
+			return tc_cli_runs(name, nr_runs, b, argv);
+		return suites[i].run(b, argv);
+	}
 	tc_cli_usage("--suite: unknown suite '%s' (suites: %s)", name, suite_list());
 }

@@ -15,9 +15,12 @@
  * --profiles none nothing touches tracefs and there is no second process.
  *
  * Order: for each workload, K rounds of every profile in turn (A B C A B C
- * ...), so that drift hits every column alike; "overhead vs none" is the
- * median of the per-round ratios (paired by round), with the same
- * order-statistic interval as the medians.
+ * ...), so that drift hits every column alike; "change vs none" is the
+ * change of the median against none's median, (median / median_none - 1)
+ * in %: the estimator tracecost compare uses for its change column, so
+ * the row always agrees with the medians above it (a rate that falls
+ * reads negative). Verdicts with intervals: tracecost compare, or
+ * tracecost run --runs N.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -125,6 +128,8 @@ static void usage(void)
 	       "                     then those of --profile-file): none, syscalls, sched,\n"
 	       "                     ipi, irq, function, preemptirq; any but none needs root\n"
 	       "  --profile-file F   user-defined profiles (doc/profile-format.md)\n"
+	       "  --runs N           N runs, each a fresh process, in one result file, and\n"
+	       "                     compare's table with verdicts (default 1)\n"
 	       "  --cpus LIST        CPUs the workloads run on (default: all online)\n"
 	       "  --repeat K         runs per workload and profile, interleaved (default 7;\n"
 	       "                     K >= 6 gives a 95%% interval of the median)\n"
@@ -543,23 +548,33 @@ static void fmt_count(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.1fG", v / 1e9);
 }
 
-/* Overheads (%) of column @c against none, per round; false if undefined. */
-static bool overheads(const struct sys_run *d, const struct sys_result *r, int m, int c,
-		      double *v)
+/*
+ * The change (%) of column @c's median against none's, the ratio of the
+ * medians minus 1; false if undefined (no none column, a zero median).
+ */
+static bool overhead(const struct sys_run *d, const struct sys_result *r, int m, int c,
+		     double *pct)
 {
-	const struct tc_wl_metric *mt = &r->ctx.metric[m];
+	double *v = calloc(d->o.repeat, sizeof(double));
+	struct tc_summary base, x;
 	unsigned int k;
 
-	if (d->none_col < 0 || c == d->none_col)
+	if (!v)
+		tc_cli_fail("out of memory");
+	if (d->none_col < 0 || c == d->none_col) {
+		free(v);
 		return false;
-	for (k = 0; k < d->o.repeat; k++) {
-		double base = r->s[k * d->nr_cols + d->none_col].value[m];
-		double x = r->s[k * d->nr_cols + c].value[m];
-
-		if (!(base > 0) || !(x > 0))
-			return false;
-		v[k] = ((mt->higher_better ? base / x : x / base) - 1) * 100;
 	}
+	for (k = 0; k < d->o.repeat; k++)
+		v[k] = r->s[k * d->nr_cols + d->none_col].value[m];
+	tc_summary_compute(v, (int)d->o.repeat, &base);
+	for (k = 0; k < d->o.repeat; k++)
+		v[k] = r->s[k * d->nr_cols + c].value[m];
+	tc_summary_compute(v, (int)d->o.repeat, &x);
+	free(v);
+	if (!(base.median > 0))
+		return false;
+	*pct = (x.median / base.median - 1) * 100;
 	return true;
 }
 
@@ -597,7 +612,7 @@ static void print_tables(const struct sys_run *d, const struct sys_result *r)
 			tc_cli_fail("out of memory");
 		for (c = 0; c < d->nr_cols; c++) {
 			struct tc_summary s;
-			double ev[1024];
+			double ev[1024], pct;
 			unsigned int k;
 
 			metric_values(d, r, m, c, v);
@@ -618,20 +633,15 @@ static void print_tables(const struct sys_run *d, const struct sys_result *r)
 				ev[k] = (double)r->c[k * d->nr_cols + c].written;
 			tc_summary_compute(ev, (int)(d->o.repeat < 1024 ? d->o.repeat : 1024), &s);
 			fmt_count(cell[4][c], 64, s.median);
-			if (overheads(d, r, m, c, v)) {
-				tc_summary_compute(v, (int)d->o.repeat, &s);
-				if (s.ci_valid)
-					snprintf(cell[5][c], 64, "%+.1f%% [%+.1f, %+.1f]", s.median,
-						 s.ci_low, s.ci_high);
-				else
-					snprintf(cell[5][c], 64, "%+.1f%% (CI n/a)", s.median);
+			if (overhead(d, r, m, c, &pct)) {
+				snprintf(cell[5][c], 64, "%+.1f%%", pct);
 			} else {
 				snprintf(cell[5][c], 64, "-");
 			}
 		}
 		for (row = 0; row < 6; row++) {
 			static const char *const labels[] = {
-				"median", "min", "max", "95% CI", "events/run", "overhead vs none",
+				"median", "min", "max", "95% CI", "events/run", "median vs none",
 			};
 
 			if (row == 5 && d->none_col < 0)
@@ -759,12 +769,10 @@ static json_t *profiles_json(const struct sys_run *d)
 static json_t *cells_json(const struct sys_run *d, const struct sys_result *r, int m)
 {
 	int n = (int)d->o.repeat, c, k;
-	double *v = calloc((size_t)n, sizeof(double)), *ov = calloc((size_t)n, sizeof(double));
+	double *v = calloc((size_t)n, sizeof(double)), pct;
 	json_t *cells = json_array();
 
-	if (!v || !ov) {
-		free(v);
-		free(ov);
+	if (!v) {
 		return NULL;
 	}
 	for (c = 0; c < d->nr_cols; c++) {
@@ -785,7 +793,9 @@ static json_t *cells_json(const struct sys_run *d, const struct sys_result *r, i
 		}
 		metric_values(d, r, m, c, v);
 		sum = summary_json(v, n);
-		ovh = overheads(d, r, m, c, ov) ? summary_json(ov, n) : json_null();
+		ovh = overhead(d, r, m, c, &pct) ?
+		      json_pack("{s:s, s:f}", "estimator", "median / median of none - 1", "value",
+				pct) : json_null();
 		json_array_append_new(cells, json_pack(
 			"{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			"profile", d->prof[d->col[c]].name,
@@ -795,7 +805,6 @@ static json_t *cells_json(const struct sys_run *d, const struct sys_result *r, i
 			"summary", sum, "overhead_pct", ovh));
 	}
 	free(v);
-	free(ov);
 	return cells;
 }
 
@@ -845,8 +854,8 @@ static int write_json(const struct sys_run *d)
 			" s:o, s:o}",
 			"repeat", o->repeat, "order", "round-robin",
 			"interval", "order statistics of the median, coverage >= 95%",
-			"overhead", "median over rounds of profile/none - 1 (none/profile for "
-				    "higher-is-better), in %",
+			"overhead", "change of the median against none's: median / median of "
+				    "none - 1, in % (compare's change column)",
 			"tracefs", tfs,
 			"options", "calls", (json_int_t)o->wl.calls,
 			"round_trips", (json_int_t)o->wl.round_trips,

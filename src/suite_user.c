@@ -97,11 +97,13 @@ static const struct option long_opts[] = {
 
 static void usage(void)
 {
-	printf("usage: tracecost run [--suite user] [--cpus LIST] [--samples N] [--batch K]\n"
-	       "                     [--highest N] [--percentile P] [--repeat K] [--do-work]\n"
-	       "                     [--priority N] [--mlock] [--per-cpu] [--unit ns|ticks]\n"
-	       "                     [--format text|markdown|csv] [--json FILE] [--raw FILE]\n"
-	       "                     [--raw-max N] [--peers all|LIST]\n\n"
+	printf("usage: tracecost run [--suite user] [--runs N] [--cpus LIST] [--samples N]\n"
+	       "                     [--batch K] [--highest N] [--percentile P] [--repeat K]\n"
+	       "                     [--do-work] [--priority N] [--mlock] [--per-cpu]\n"
+	       "                     [--unit ns|ticks] [--format text|markdown|csv]\n"
+	       "                     [--json FILE] [--raw FILE] [--raw-max N] [--peers all|LIST]\n\n"
+	       "  --runs N         N runs, each a fresh process, in one result file; the table\n"
+	       "                   is compare's, with verdicts (default 1; any suite)\n"
 	       "  --cpus LIST      CPUs to sample on, e.g. 0-3,6 (default: all online)\n"
 	       "  --samples N      samples per pair x configuration x CPU (default 1000000)\n"
 	       "  --batch K        pairs timed per sample, result divided by K (default 1)\n"

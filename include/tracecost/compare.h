@@ -13,48 +13,66 @@
  * per-round values, in the row's unit (tc_metric_applies()).
  *
  * Method (documented for reviewers in doc/tracecost.1, COMPARE):
- *  - the unit of resampling is the repetition (one whole measurement on
- *    every CPU; its CPUs are merged), not the sample: samples of one
- *    repetition share its conditions (frequency, placement, other load) and
- *    are not independent, repetitions are. This is the cluster bootstrap
- *    of Davison & Hinkley, "Bootstrap Methods and their Application"
- *    (1997), section 3.8, resampling at the top level only;
- *  - a bootstrap replicate of a column draws its R repetitions with
- *    replacement, merges their histograms and top-N heaps (exactly) and
- *    recomputes every figure with tc_stats_compute(), so the replicate is
- *    the same estimator as the value shown, applied to resampled data
- *    (Efron & Tibshirani, "An Introduction to the Bootstrap" (1993), ch. 6);
- *  - the difference of a column and its reference column (chosen by the
- *    caller, e.g. the first column) is computed replicate by replicate;
- *    its confidence interval is the percentile interval of those B
- *    differences (Efron & Tibshirani ch. 13.3): the
- *    floor(B * a / 2)-th and ceil(B * (1 - a / 2))-th smallest, a = 1 -
- *    confidence;
- *  - columns from different runs are resampled independently (the
- *    two-sample bootstrap, Efron & Tibshirani ch. 8.3). Columns from the
- *    same run (the same file, or files with the same start, end, node and
- *    command) share the draws: their configurations were sampled in
- *    interleaved blocks within each repetition, so repetition i of one is
- *    paired with repetition i of the other, and resampling the pairs keeps
- *    that pairing (Efron & Tibshirani ch. 8.4 for paired data). A file
- *    compared with itself therefore differs by exactly 0 in every
- *    replicate: no significant difference;
+ *  - the data are nested: runs (one process, one module load, one boot;
+ *    the top level), repetitions inside runs, CPUs inside repetitions
+ *    (merged), samples. Samples and repetitions of one run share its
+ *    conditions (placement, address-space layout, frequency state), so two
+ *    runs of one binary differ by more than the repetitions of either
+ *    suggest: runs, not repetitions, are the independent units across
+ *    files (Kalibera & Jones, "Rigorous Benchmarking in Reasonable Time",
+ *    ISMM 2013, section 3);
+ *  - a bootstrap replicate of a column draws its runs with replacement and
+ *    keeps each drawn run's repetitions whole (the cluster bootstrap,
+ *    Davison & Hinkley, "Bootstrap Methods and their Application" (1997),
+ *    section 3.8, strategy 1: the spread of the run figures already holds
+ *    the within-run variation, and resampling the repetitions again would
+ *    count it twice), merges the drawn histograms and top-N heaps exactly
+ *    and recomputes every figure with tc_stats_compute(), the estimator of
+ *    the value shown (Efron & Tibshirani, "An Introduction to the
+ *    Bootstrap" (1993), ch. 6). A column with fewer than
+ *    TC_COMPARE_MIN_RUNS runs draws its repetitions instead (one run: the
+ *    only level there is);
+ *  - the variance of a replicate figure over n drawn clusters is
+ *    (n - 1) / n times that of the figure (D&H 3.8); it is scaled back by
+ *    n / (n - 1), and the interval is d +- t * se with d the difference of
+ *    the values, se the standard error from the B replicates and t
+ *    Student's quantile (tc_stats_t_quantile()) at n - 1 degrees of freedom
+ *    for paired columns, Welch-Satterthwaite's for independent ones
+ *    (Welch, Biometrika 34, 1947): with 3 to 10 runs the normal quantile
+ *    and the plain percentile interval are too narrow (the synthetic
+ *    coverage tests in tests/unit/test_compare.c measure it);
+ *  - columns from the same runs (the same file or file group, or files
+ *    holding the same runs) share the draws: their configurations were
+ *    sampled in interleaved blocks within each repetition, so run i (and
+ *    repetition j) of one pairs with run i (repetition j) of the other and
+ *    the paired difference is legitimately tighter (E & T ch. 8.4). A file
+ *    compared with itself differs by exactly 0: no significant difference.
+ *    When the runs are fewer than TC_COMPARE_MIN_RUNS, paired verdicts
+ *    rest on the repetitions and speak for those runs only;
+ *  - columns from different runs need the between-run variation of both:
+ *    with fewer than TC_COMPARE_MIN_RUNS runs in either, the verdict is
+ *    TC_VERDICT_UNKNOWN ("?"): the data cannot support one;
+ *  - resolution: medians, percentiles, minima and maxima of single-pair
+ *    samples move in steps of the counter's step (resolution_ticks / batch
+ *    per pair); a difference in them smaller than one step is never called
+ *    significant (@below_step);
  *  - system: the repetition is the round (every profile ran once, in column
- *    order, per round); a replicate draws the rounds with replacement and
- *    recomputes the median (mean of the middle two for an even count, as
- *    the suite), min, max and average of the drawn values; columns of one
- *    run share the draws, so round r of a profile stays paired with round r
- *    of its reference;
+ *    order, per round); the figures are the median (mean of the middle two
+ *    for an even count, as the suite), min, max and average of the drawn
+ *    rounds' values; runs as above;
  *  - verdict: slower if the interval lies entirely above 0, faster if it
  *    lies entirely below, else no significant difference; n/a when a
- *    column or its reference has fewer than two repetitions (one repetition
- *    gives no spread to resample). For a row where higher is better (a
- *    rate such as files/s) the meaning flips: an interval above 0 is
- *    faster (better), below 0 slower, so that the verdict always says
- *    better or worse for the user; the value, change and interval keep
- *    their sign (tc_compare_verdict_dir());
+ *    column or its reference has fewer than two repetitions. For a row
+ *    where higher is better (a rate such as files/s) the meaning flips, so
+ *    that the verdict always says better or worse for the user; the value,
+ *    change and interval keep their sign (tc_compare_verdict_dir());
+ *  - variance components: for each cell, the standard deviation of the
+ *    figure over its runs (between) and the pooled standard deviation of
+ *    the figure over the repetitions inside each run (within), so a reader
+ *    sees where the noise is;
  *  - draws come from splitmix64 (Steele, Lea & Flood, OOPSLA 2014) seeded
- *    from the options' seed and the run, so the output is reproducible.
+ *    from the options' seed and the run group, so the output is
+ *    reproducible.
  *
  * Library conventions: functions return 0 or -errno and print nothing.
  */
@@ -71,6 +89,8 @@ extern "C" {
 
 /* Repetitions a column needs for an interval. */
 #define TC_COMPARE_MIN_REPS	2
+/* Runs a column needs before its between-run variation is estimated. */
+#define TC_COMPARE_MIN_RUNS	3
 #define TC_COMPARE_DEFAULT_B	2000
 
 enum tc_metric {
@@ -88,6 +108,7 @@ enum tc_verdict {
 	TC_VERDICT_SAME,	/* the interval contains 0 */
 	TC_VERDICT_SLOWER,	/* the interval lies above 0 */
 	TC_VERDICT_FASTER,	/* the interval lies below 0 */
+	TC_VERDICT_UNKNOWN,	/* different runs, fewer than TC_COMPARE_MIN_RUNS in one */
 };
 
 /**
@@ -132,21 +153,35 @@ struct tc_compare_opts {
 /**
  * struct tc_compare_cell - one figure of one column in one row
  * @present:	the column's file has this row
- * @reps:	repetitions behind the figure
- * @value:	the figure over every CPU and repetition
+ * @reps:	repetitions behind the figure (over every run)
+ * @runs:	runs behind the figure
+ * @value:	the figure over every CPU, repetition and run
  * @change:	(@value - ref) / ref in %, ref the figure of the column's
  *		reference; NAN for a reference column, when the reference lacks
  *		the row, or when its figure is 0 (0 when both are 0)
- * @lo, @hi:	confidence interval of @value - ref; NAN when n/a
+ * @lo, @hi:	confidence interval of @value - ref; NAN when n/a or unknown
+ * @df:		degrees of freedom of that interval; NAN when none
  * @verdict:	see enum tc_verdict
+ * @below_step:	the interval excludes 0 but the difference is below one
+ *		counter step: the verdict says no significant difference
+ * @step:	the counter's step in the output unit for median, percentile,
+ *		min and max (0 when unknown or for other figures)
+ * @between:	standard deviation of the figure over the runs (NAN: < 2 runs)
+ * @within:	pooled standard deviation of the figure over the repetitions
+ *		inside each run (NAN: no run with 2 repetitions)
  */
 struct tc_compare_cell {
 	bool present;
 	int reps;
+	int runs;
 	double value;
 	double change;
 	double lo, hi;
+	double df;
 	enum tc_verdict verdict;
+	bool below_step;
+	double step;
+	double between, within;
 };
 
 /**
@@ -231,7 +266,10 @@ enum tc_verdict tc_compare_verdict_dir(double lo, double hi, bool higher_better)
  */
 bool tc_metric_applies(enum tc_result_shape shape, enum tc_metric m);
 
-/** tc_verdict_name() - "n/a", "no significant difference", "slower", "faster" */
+/**
+ * tc_verdict_name() - "n/a", "no significant difference", "slower",
+ * "faster", "unknown"
+ */
 const char *tc_verdict_name(enum tc_verdict v);
 
 /** tc_metric_name() - "average", "median", "max_avg", "percentile", "min", "max" */
@@ -244,10 +282,11 @@ const char *tc_metric_name(enum tc_metric m);
 int tc_metric_parse(const char *name);
 
 /**
- * tc_compare_same_run() - whether two files hold the same run
+ * tc_compare_same_run() - whether two files hold the same runs
  *
- * The same file, or equal start, end, node name and command strings, and
- * the same number of repetitions. Such columns share their bootstrap draws.
+ * The same file, or the same number of runs with, run by run, equal start,
+ * end, node name and command strings and the same number of repetitions.
+ * Such columns share their bootstrap draws.
  */
 bool tc_compare_same_run(const struct tc_result_file *a, const struct tc_result_file *b);
 

@@ -27,7 +27,15 @@
 extern "C" {
 #endif
 
-#define TC_RESULT_FILE_VERSION	1
+/*
+ * A run (one process, one module load, one boot) is written as a version-1
+ * object: the header and one suite section. A file of several runs
+ * (tracecost run --runs N) is version 2: the same header, then runs[], each
+ * a version-1 run object as its process wrote it. Readers take both; a
+ * version-1 file is one run.
+ */
+#define TC_RESULT_RUN_VERSION	1
+#define TC_RESULT_FILE_VERSION	2
 
 /**
  * struct tc_result_header - what every result file starts with
@@ -58,6 +66,23 @@ struct tc_result_header {
  * Return: new reference, or NULL on allocation failure.
  */
 json_t *tc_result_new(const struct tc_result_header *h);
+
+/**
+ * tc_result_runs_new() - a version-2 result holding several runs
+ * @runs:	@nr run objects (version 1, as tc_result_new() and a suite wrote
+ *		them), all of one suite; references are taken over (stolen)
+ *		on success only
+ * @nr:		1 .. TC_RESULT_MAX_RUNS
+ * @argc, @argv: the command line of the invocation that made the runs
+ * @start, @end: wall-clock times of that invocation
+ *
+ * The header (tool, suite, uname, host, counter of the first run) is the
+ * same as a run's, with file_version TC_RESULT_FILE_VERSION, then "runs".
+ * Return: new reference, or NULL (bad arguments, runs of different suites,
+ * allocation failure).
+ */
+json_t *tc_result_runs_new(json_t *const *runs, int nr, int argc, char *const *argv,
+			   const struct timespec *start, const struct timespec *end);
 
 /** tc_u128_to_json() - exact decimal string of a 128-bit sum (JSON numbers are doubles) */
 json_t *tc_u128_to_json(tc_u64 hi, tc_u64 lo);
@@ -111,7 +136,9 @@ int tc_result_write(json_t *root, const char *path);
 #define TC_RESULT_MAX_NAME	64	/* configuration and pair names */
 #define TC_RESULT_MAX_CONFIGS	64
 #define TC_RESULT_MAX_ROWS	64
-#define TC_RESULT_MAX_REPEAT	4096
+#define TC_RESULT_MAX_REPEAT	4096	/* repetitions of one run */
+#define TC_RESULT_MAX_RUNS	1000	/* runs of one file or file group */
+#define TC_RESULT_MAX_TOTAL_REPS 16384	/* repetitions over every run */
 #define TC_RESULT_MAX_CPUS	65536
 #define TC_RESULT_MAX_HIGHEST	1000000
 #define TC_RESULT_MAX_SNAP_N	(1ull << 40)	/* samples in one snapshot */
@@ -178,6 +205,20 @@ struct tc_result_row {
 };
 
 /**
+ * struct tc_result_run - one run of a loaded file (or file group)
+ * @path:	file it was read from
+ * @start, @end, @command, @nodename, @release: as that run recorded them
+ * @first_rep:	index of its first repetition in every cell's @reps/@values
+ * @nr_reps:	its repetitions (its own repeat), >= 1
+ */
+struct tc_result_run {
+	char *path;
+	char *start, *end, *command, *nodename, *release;
+	unsigned int first_rep;
+	unsigned int nr_reps;
+};
+
+/**
  * struct tc_result_file - a validated result file
  * @path:	name given to the reader (for messages)
  * @version:	file_version
@@ -189,7 +230,12 @@ struct tc_result_row {
  * @batch:	pairs per sample: values / @batch are per pair (0 for system)
  * @highest:	top-N capacity of every snapshot (max_avg; 0 for system)
  * @percentile:	the run's --percentile (0 for system)
- * @repeat:	repetitions (every cell has this many); rounds for system
+ * @repeat:	repetitions over every run (every cell has this many,
+ *		run by run, see @runs); rounds for system
+ * @nr_runs:	runs (1 for a version-1 file), @runs their boundaries
+ * @step_ticks:	the counter's step (counter.resolution_ticks: the smallest
+ *		non-zero difference of two reads), ticks per sample; the
+ *		largest over the runs, 0 when not recorded
  * @do_work:	the run's --do-work
  * @nr_cpus:	distinct CPUs over the snapshots of the first cell; for system
  *		the length of the header's cpus (0 when absent)
@@ -209,6 +255,9 @@ struct tc_result_file {
 	unsigned int highest;
 	double percentile;
 	unsigned int repeat;
+	int nr_runs;
+	struct tc_result_run *runs;
+	double step_ticks;
 	int do_work;
 	int nr_cpus;
 	int nr_configs;
@@ -246,6 +295,27 @@ int tc_result_file_parse(const char *buf, size_t len, const char *name,
  */
 int tc_result_file_read(const char *path, struct tc_result_file **res,
 			char *err, size_t errlen);
+
+/**
+ * tc_result_file_pool() - the runs of several loaded files as one file
+ * @files:	@nr files (each with one or more runs) of one configuration
+ *		set: the same suite, configurations, rows (and for system
+ *		their units and directions), batch and do_work, counters
+ *		within 0.1 % of one frequency
+ * @nr:		>= 1
+ * @name:	name of the result (e.g. the comma-separated paths), copied
+ * @res:	set to the pooled file, whose runs are those of @files in order
+ *		(free with tc_result_file_free(); @files are left as they are)
+ * @err, @errlen: one line naming the first file that does not fit and why
+ *
+ * Used for a version-2 file's runs[] and for a group of files given as one
+ * column ("a1.json,a2.json:static"). @highest is the smallest of the files'
+ * (the top-N of the others hold more than enough values), @freq_hz the mean.
+ * Return: 0; -EINVAL when the files do not fit together; -E2BIG above
+ * TC_RESULT_MAX_RUNS runs or TC_RESULT_MAX_TOTAL_REPS repetitions; -ENOMEM.
+ */
+int tc_result_file_pool(struct tc_result_file *const *files, int nr, const char *name,
+			struct tc_result_file **res, char *err, size_t errlen);
 
 /** tc_result_file_free() - release a loaded file (NULL is ignored) */
 void tc_result_file_free(struct tc_result_file *f);

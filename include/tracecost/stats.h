@@ -96,6 +96,20 @@ int tc_stats_compute(struct tc_stats *s, const struct tc_hist *h,
 tc_u64 tc_stats_value_at_rank(const struct tc_hist *h, const struct tc_topn *t,
 			      tc_u64 rank, bool *exact);
 
+/**
+ * tc_stats_t_quantile() - quantile of Student's t distribution
+ * @p:		probability, in (0, 1)
+ * @df:		degrees of freedom, > 0 (need not be an integer: Welch)
+ *
+ * The t with P(T <= t) = @p, found by bisection on the distribution
+ * function 1 - I_x(df/2, 1/2) / 2 (x = df / (df + t^2), t > 0), with the
+ * regularized incomplete beta function I evaluated by its continued
+ * fraction (modified Lentz; Abramowitz & Stegun 26.5.8 and 26.7.1).
+ * Absolute error below 1e-9; df above 1e7 gives the normal quantile.
+ * Return: the quantile, or NAN for @p or @df out of range.
+ */
+double tc_stats_t_quantile(double p, double df);
+
 #ifdef __cplusplus
 }
 #endif

@@ -68,9 +68,15 @@ static void compare_self(const struct tc_result_file *f)
 				check(isfinite(x->value) && x->value >= 0, "finite value");
 				check(isnan(x->lo) == isnan(x->hi), "both bounds or none");
 				check(isnan(x->lo) || x->lo <= x->hi, "lo <= hi");
-				check(x->verdict == tc_compare_verdict_dir(x->lo, x->hi,
-						res->rows[r].higher_better),
-				      "verdict follows the interval");
+				check(x->verdict == (x->below_step ? TC_VERDICT_SAME :
+						     tc_compare_verdict_dir(x->lo, x->hi,
+							res->rows[r].higher_better)),
+				      "verdict follows the interval (and the step rule)");
+				check(!x->below_step ||
+				      fabs(x->value - res->rows[r].cells[m].value) < x->step,
+				      "below_step only below one step");
+				check(x->verdict != TC_VERDICT_UNKNOWN,
+				      "columns of one file are paired: never unknown");
 				if (c == 1)
 					check(x->verdict == (f->repeat >= TC_COMPARE_MIN_REPS ?
 							     TC_VERDICT_SAME : TC_VERDICT_NA),

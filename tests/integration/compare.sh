@@ -64,13 +64,15 @@ check "compare: every cell after the first has a change and a verdict mark" \
 	'[ $(grep -E "^ *(average|median|max_avg|99 percentile) " "$tmp/c1.out" |
 	     grep -cE "^ *[a-z_0-9 ]+ +[0-9.]+( +[0-9.]+ +([+-][0-9.]+%|-|x[0-9]+|>x9999) [<>~?]){4}$") -eq 12 ]'
 check "compare: legend under each table" \
-	'[ $(grep -c "^> slower, < faster, ~ no significant difference (95%), ? n/a" "$tmp/c1.out") -eq 3 ]'
+	'[ $(grep -c "^> slower, < faster, ~ no significant difference (95%)" "$tmp/c1.out") -eq 3 ] &&
+	 [ $(grep -c "^step: samples move in steps of" "$tmp/c1.out") -eq 3 ]'
 check "compare: five columns fit 80 characters" \
 	'[ $(grep -E "^ *(Metric|average|median|max_avg|99 percentile) " "$tmp/c1.out" |
 	     awk "{ if (length > m) m = length } END { print m + 0 }") -le 80 ]'
 check "compare: header names method, unit and runs" \
-	'grep -q "bootstrap percentile interval" "$tmp/c1.out" &&
-	 grep -q "^unit: ns per pair" "$tmp/c1.out" && grep -q "5 repetitions" "$tmp/c1.out"'
+	'grep -q "^method: 95% interval of each difference: d +- t \* se" "$tmp/c1.out" &&
+	 grep -q "^unit: ns per pair" "$tmp/c1.out" && grep -q "1 run, 5 repetitions" "$tmp/c1.out" &&
+	 grep -q "^spread of the average: sd between runs / pooled sd within runs" "$tmp/c1.out"'
 
 # ---- a file against itself: no significant difference anywhere ----
 "$TC" compare a.json a.json --metrics all --format json >"$tmp/self.json" 2>"$tmp/self.err"
@@ -95,10 +97,13 @@ check "a b: ten columns, b's against the same configuration of a" \
 	'grep -Eq "^ *Metric +stock +call +call\+ +static +static\+ +stock#2 +call#2 +call\+#2 +static#2 +static\+#2$" "$tmp/ab.out" &&
 	 grep -q "static#2: b.json:static (vs static)" "$tmp/ab.out"'
 "$TC" compare a.json b.json --format json --metrics all >"$tmp/ab.json"
-check "a b (json): verdicts follow the intervals, lo <= hi" \
-	'jq -e "[.sections[].rows[].cells[5:][] | (.diff_lo <= .diff_hi) and
-		 (.verdict == (if .diff_lo > 0 then \"slower\" elif .diff_hi < 0 then \"faster\"
-		  else \"no significant difference\" end))] | all" "$tmp/ab.json" >/dev/null'
+check "a b (json): one run each: between-run variation unknown, no interval, no verdict" \
+	'jq -e "[.sections[].rows[].cells[5:][] | .verdict == \"unknown\" and .diff_lo == null
+		 and .runs == 1] | all" "$tmp/ab.json" >/dev/null'
+"$TC" compare a.json b.json >"$tmp/ab.txt"
+check "a b (text): '?' marks and the reason, with what to do" \
+	'grep -E "^ *average " "$tmp/ab.txt" | head -1 | grep -q "?$" &&
+	 grep -q "^? between-run variation unknown (runs: .*): columns from different runs need 3 runs each: use --runs N or several files per column" "$tmp/ab.txt"'
 check "a b (json): do_work recorded per column" \
 	'jq -e "[.columns[].do_work] == [false,false,false,false,false,true,true,true,true,true]" "$tmp/ab.json" >/dev/null'
 
@@ -120,7 +125,7 @@ check "csv: header and one line per cell (3 sections x 4 metrics x 5 columns)" \
 "$TC" compare a.json --unit ticks --percentile 50 --resamples 200 --seed 7 >"$tmp/ticks.out"
 check "--unit ticks, --percentile, --resamples, --seed" \
 	'grep -q "^unit: counter ticks per pair" "$tmp/ticks.out" && grep -q "50 percentile" "$tmp/ticks.out" &&
-	 grep -q "200 resamples of the repetitions (seed 7" "$tmp/ticks.out"'
+	 grep -q "200 bootstrap resamples (seed 7)" "$tmp/ticks.out"'
 "$TC" compare a.json > "$tmp/r1.out"; "$TC" compare a.json > "$tmp/r2.out"
 check "reproducible: the same command gives the same output" 'cmp -s "$tmp/r1.out" "$tmp/r2.out"'
 
@@ -223,14 +228,26 @@ jq '.system.workloads[0].metrics[0] |= (.higher_is_better = true | .unit = "Mcal
 	sys.json >rate-a.json
 jq '.start = "other" | .system.workloads[0].metrics[0].cells[0] |=
 	(.values |= map(. * 2) | .summary = null)' rate-a.json >rate-b.json
-"$TC" compare rate-a.json rate-b.json --format json >"$tmp/rate.json" 2>&1
+for i in 2 3; do
+	jq ".start = \"a$i\"" rate-a.json >rate-a$i.json
+	jq ".start = \"b$i\"" rate-b.json >rate-b$i.json
+done
+"$TC" compare rate-a.json rate-b.json --format json >"$tmp/rate1.json" 2>&1
+check "higher is better, one run a side: unknown" \
+	'jq -e "[.sections[0].rows[].cells[1].verdict] | all(. == \"unknown\")" "$tmp/rate1.json" >/dev/null'
+# file groups: three runs a side
+ga=rate-a.json,rate-a2.json,rate-a3.json gb=rate-b.json,rate-b2.json,rate-b3.json
+"$TC" compare $ga $gb --format json >"$tmp/rate.json" 2>&1
 check "higher is better: twice the rate is faster (<), the difference positive" \
 	'jq -e ".sections[0].higher_is_better and
 		([.sections[0].rows[].cells[1] | .verdict == \"faster\" and .diff_lo > 0] | all)" "$tmp/rate.json" >/dev/null'
-"$TC" compare rate-b.json rate-a.json --format json >"$tmp/rate2.json" 2>&1
+"$TC" compare $gb $ga --format json >"$tmp/rate2.json" 2>&1
 check "higher is better: half the rate is slower (>)" \
 	'jq -e "[.sections[0].rows[].cells[1] | .verdict == \"slower\" and .diff_hi < 0] | all" "$tmp/rate2.json" >/dev/null'
-"$TC" compare rate-a.json:none rate-b.json:none >"$tmp/rate.txt" 2>&1
+"$TC" compare $ga:none $gb:none >"$tmp/rate.txt" 2>&1
+check "groups: three runs per column, in the header and the JSON" \
+	'grep -q "rate-a.json,rate-a2.json,rate-a3.json:none (reference).*3 runs" "$tmp/rate.txt" &&
+	 jq -e "[.columns[].runs] | all(. == 3)" "$tmp/rate.json" >/dev/null'
 check "higher is better (text): '<' marks and the legend says so" \
 	'grep -E "^ *median " "$tmp/rate.txt" | head -1 | grep -q "<$" &&
 	 grep -q "higher is better here" "$tmp/rate.txt"'

@@ -84,7 +84,7 @@ while IFS= read -r cmd; do
 	esac
 	case "$cmd" in
 	*"--suite system"*)
-		want='overhead vs none'
+		want='median vs none'
 		if [ "$(id -u)" -ne 0 ]; then
 			echo "skip - man EXAMPLES $n: $cmd (tracing profiles need root)"
 			continue

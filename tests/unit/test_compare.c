@@ -161,6 +161,29 @@ static struct tc_result_file *load(const struct spec *s)
 	return f;
 }
 
+/* @n runs of @s (starts "<start>/i", seeds seed + i) pooled as one file. */
+static struct tc_result_file *load_runs(const struct spec *s, int n)
+{
+	struct tc_result_file *runs[8], *p;
+	char err[TC_RESULT_ERR_LEN], start[8][64];
+	struct spec one;
+	int i;
+
+	assert_true(n <= 8);
+	for (i = 0; i < n; i++) {
+		one = *s;
+		snprintf(start[i], sizeof(start[i]), "%s/%d", s->start, i);
+		one.start = start[i];
+		one.seed = s->seed + (uint64_t)i * 1000;
+		runs[i] = load(&one);
+	}
+	if (tc_result_file_pool(runs, n, s->start, &p, err, sizeof(err)))
+		fail_msg("%s", err);
+	for (i = 0; i < n; i++)
+		tc_result_file_free(runs[i]);
+	return p;
+}
+
 /* Normal-ish noise: sum of 4 uniforms in [0, 2w), centred. */
 static int64_t noise(uint64_t *st, int64_t w)
 {
@@ -287,7 +310,11 @@ static void test_copy_is_same_run(void **state)
 	tc_result_file_free(b);
 }
 
-/* Independent runs, clearly different locations: slower one way, faster the other. */
+/*
+ * Independent runs, clearly different locations: with one run a side the
+ * between-run variation is unknown (?); with three runs a side, slower one
+ * way and faster the other.
+ */
 static void test_slower_faster(void **state)
 {
 	static const int la[] = { 100, 100 }, lb[] = { 160, 160 };
@@ -295,17 +322,36 @@ static void test_slower_faster(void **state)
 	struct spec sb = { "user", "run-b", 2, two, 1, 5, 2, gen_shift, lb, 12 };
 	struct tc_result_file *a = load(&sa), *b = load(&sb);
 	struct tc_compare_column cols[] = { { a, 0, -1, 1.0 }, { b, 0, 0, 1.0 } };
-	struct tc_compare_column back[] = { { b, 0, -1, 1.0 }, { a, 0, 0, 1.0 } };
+	struct tc_compare_column back[2];
 	struct tc_compare *r;
+	int m;
 
 	assert_false(tc_compare_same_run(a, b));
+	assert_int_equal(run(cols, 2, 2000, &r), 0);
+	for (m = 0; m < TC_NR_METRICS; m++)
+		assert_int_equal(cell(r, 0, 1, m)->verdict, TC_VERDICT_UNKNOWN);
+	assert_true(isnan(cell(r, 0, 1, TC_METRIC_AVERAGE)->lo));
+	assert_true(fabs(cell(r, 0, 1, TC_METRIC_AVERAGE)->change - 60) < 5);
+	tc_compare_free(r);
+	tc_result_file_free(a);
+	tc_result_file_free(b);
+
+	a = load_runs(&sa, 3);
+	b = load_runs(&sb, 3);
+	cols[0].file = back[1].file = a;
+	cols[1].file = back[0].file = b;
+	back[0].config = back[1].config = 0;
+	back[0].ref = -1;
+	back[1].ref = 0;
+	back[0].scale = back[1].scale = 1.0;
+	assert_int_equal(a->nr_runs, 3);
 	assert_int_equal(run(cols, 2, 2000, &r), 0);
 	assert_int_equal(cell(r, 0, 1, TC_METRIC_AVERAGE)->verdict, TC_VERDICT_SLOWER);
 	assert_int_equal(cell(r, 0, 1, TC_METRIC_MEDIAN)->verdict, TC_VERDICT_SLOWER);
 	assert_int_equal(cell(r, 0, 1, TC_METRIC_PERCENTILE)->verdict, TC_VERDICT_SLOWER);
 	assert_true(cell(r, 0, 1, TC_METRIC_AVERAGE)->lo > 40);
 	assert_true(cell(r, 0, 1, TC_METRIC_AVERAGE)->hi < 80);
-	assert_true(fabs(cell(r, 0, 1, TC_METRIC_AVERAGE)->change - 60) < 5);
+	assert_true(cell(r, 0, 1, TC_METRIC_AVERAGE)->runs == 3);
 	tc_compare_free(r);
 	assert_int_equal(run(back, 2, 2000, &r), 0);
 	assert_int_equal(cell(r, 0, 1, TC_METRIC_AVERAGE)->verdict, TC_VERDICT_FASTER);
@@ -321,7 +367,7 @@ static void test_same_distribution(void **state)
 	static const int loc[] = { 200, 200 };
 	struct spec sa = { "user", "run-a", 2, two, 1, 6, 1, gen_shift, loc, 21 };
 	struct spec sb = { "user", "run-b", 2, two, 1, 6, 1, gen_shift, loc, 22 };
-	struct tc_result_file *a = load(&sa), *b = load(&sb);
+	struct tc_result_file *a = load_runs(&sa, 4), *b = load_runs(&sb, 4);
 	struct tc_compare_column cols[] = { { a, 0, -1, 1.0 }, { b, 0, 0, 1.0 } };
 	struct tc_compare *r;
 
@@ -523,8 +569,11 @@ static void test_reader_rejects(void **state)
 	expect("{\"file_version\": 99999999999999999999999}", -EINVAL, "not valid JSON");
 	expect("{\"file_version\": 1e400}", -EINVAL, "not valid JSON");
 
-	t = subst(good, "\"file_version\":1", "\"file_version\":2");
+	t = subst(good, "\"file_version\":1", "\"file_version\":3");
 	expect(t, -EPROTONOSUPPORT, "newer");
+	free(t);
+	t = subst(good, "\"file_version\":1", "\"file_version\":2");
+	expect(t, -EINVAL, "runs: an array of 1 to");
 	free(t);
 	t = subst(good, "\"suite\":\"user\"", "\"suite\":\"gpu\"");
 	expect(t, -EOPNOTSUPP, "unknown suite 'gpu'");
@@ -608,8 +657,9 @@ static void test_rows_union(void **state)
 	assert_false(cell(r, 1, 0, TC_METRIC_AVERAGE)->present);
 	assert_true(cell(r, 1, 1, TC_METRIC_AVERAGE)->present);
 	assert_int_equal(cell(r, 1, 1, TC_METRIC_AVERAGE)->verdict, TC_VERDICT_NA);
-	/* scale 2: twice the ticks, slower */
-	assert_int_equal(cell(r, 0, 1, TC_METRIC_AVERAGE)->verdict, TC_VERDICT_SLOWER);
+	/* scale 2: twice the ticks, but one run a side: unknown */
+	assert_true(fabs(cell(r, 0, 1, TC_METRIC_AVERAGE)->change - 100) < 10);
+	assert_int_equal(cell(r, 0, 1, TC_METRIC_AVERAGE)->verdict, TC_VERDICT_UNKNOWN);
 	tc_compare_free(r);
 
 	/* bad options */
@@ -691,6 +741,24 @@ static struct tc_result_file *load_sys(const char *start, int reps, const double
 		fail_msg("%s", err);
 	free(text);
 	return f;
+}
+
+static struct tc_result_file *load_sys_runs(const char *start, int reps,
+					   const double base[2][2], int n)
+{
+	struct tc_result_file *runs[8], *p;
+	char err[TC_RESULT_ERR_LEN], name[8][32];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(name[i], sizeof(name[i]), "%s/%d", start, i);
+		runs[i] = load_sys(name[i], reps, base);
+	}
+	if (tc_result_file_pool(runs, n, start, &p, err, sizeof(err)))
+		fail_msg("%s", err);
+	for (i = 0; i < n; i++)
+		tc_result_file_free(runs[i]);
+	return p;
 }
 
 static void test_sys_reader(void **state)
@@ -775,7 +843,7 @@ static void test_sys_two_runs(void **state)
 {
 	static const double ba[2][2] = { { 100, 200 }, { 1000, 500 } };
 	static const double bb[2][2] = { { 150, 300 }, { 700, 350 } };
-	struct tc_result_file *a = load_sys("ra", 8, ba), *b = load_sys("rb", 8, bb);
+	struct tc_result_file *a = load_sys_runs("ra", 8, ba, 3), *b = load_sys_runs("rb", 8, bb, 3);
 	struct tc_compare_column cols[] = { { a, 0, -1, 1.0 }, { b, 0, 0, 1.0 } };
 	struct tc_compare_column back[] = { { b, 0, -1, 1.0 }, { a, 0, 0, 1.0 } };
 	struct tc_compare *r;
@@ -817,6 +885,19 @@ static void test_sys_same(void **state)
 				assert_true(x->lo == 0 && x->hi == 0 && x->change == 0);
 			}
 	tc_compare_free(r);
+	assert_int_equal(run(two_runs, 2, 2000, &r), 0);
+	for (row = 0; row < 2; row++) {
+		assert_int_equal(cell(r, row, 1, TC_METRIC_MEDIAN)->verdict, TC_VERDICT_UNKNOWN);
+		assert_int_equal(cell(r, row, 1, TC_METRIC_AVERAGE)->verdict, TC_VERDICT_UNKNOWN);
+	}
+	tc_compare_free(r);
+	tc_result_file_free(a);
+	tc_result_file_free(b);
+	/* three runs a side with the same values: no significant difference */
+	a = load_sys_runs("sa", 6, base, 3);
+	b = load_sys_runs("sb", 6, base, 3);
+	two_runs[0].file = a;
+	two_runs[1].file = b;
 	assert_int_equal(run(two_runs, 2, 2000, &r), 0);
 	for (row = 0; row < 2; row++) {
 		assert_int_equal(cell(r, row, 1, TC_METRIC_MEDIAN)->verdict, TC_VERDICT_SAME);

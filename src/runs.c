@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * src/runs.c - "tracecost run --runs N": N independent runs, each in a
+ * fresh process, in one result file.
+ *
+ * A run is the top level of the data (tracecost/compare.h): thread
+ * placement, address-space layout, page placement and frequency state are
+ * drawn once per process, so N runs are N re-executions of this program
+ * (/proc/self/exe), each writing a version-1 run to a temporary file. The
+ * runs go into one version-2 file (tc_result_runs_new()), and the table is
+ * tracecost compare's on that file: the suite's columns side by side with
+ * their verdicts. The kernel suite loads and unloads the module in each
+ * run; the system suite applies and restores its profiles in each run.
+ *
+ * Signals: SIGINT, SIGTERM and SIGHUP are passed to the running child; the
+ * parent waits for it (it restores what it changed), removes the
+ * temporaries and exits 130.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <jansson.h>
+
+#include <tracecost/result.h>
+
+#include "cli.h"
+
+static volatile sig_atomic_t runs_signal;
+static volatile pid_t runs_child;
+
+static void runs_on_signal(int sig)
+{
+	runs_signal = sig;
+	if (runs_child > 0)
+		kill(runs_child, sig);
+}
+
+/* The value of --NAME VALUE or --NAME=VALUE at argv[*a] (advancing *a), else NULL. */
+static const char *take_opt(int argc, char **argv, int *a, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!strcmp(argv[*a], name)) {
+		if (*a + 1 >= argc)
+			tc_cli_usage("%s: missing value", name);
+		return argv[++*a];
+	}
+	if (!strncmp(argv[*a], name, n) && argv[*a][n] == '=')
+		return argv[*a] + n + 1;
+	return NULL;
+}
+
+struct runs_args {
+	const char *json, *format, *unit;
+	char **child;		/* argv of a child, --json TMP at the end */
+	int nr;
+	bool help;
+};
+
+static void split_args(const char *suite, int argc, char **argv, struct runs_args *ra)
+{
+	const char *v;
+	int a;
+
+	ra->child = calloc((size_t)argc + 8, sizeof(*ra->child));
+	if (!ra->child)
+		tc_cli_fail("out of memory");
+	ra->child[ra->nr++] = "tracecost";
+	ra->child[ra->nr++] = "run";
+	ra->child[ra->nr++] = "--suite";
+	ra->child[ra->nr++] = (char *)suite;
+	for (a = 1; a < argc; a++) {
+		if ((v = take_opt(argc, argv, &a, "--json"))) {
+			ra->json = v;
+			continue;
+		}
+		if (!strcmp(argv[a], "--raw") || !strncmp(argv[a], "--raw=", 6))
+			tc_cli_usage("--raw: one run's samples; not with --runs above 1");
+		if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h"))
+			ra->help = true;
+		if ((v = take_opt(argc, argv, &a, "--format"))) {
+			ra->format = v;
+			ra->child[ra->nr++] = "--format";
+			ra->child[ra->nr++] = (char *)v;
+			continue;
+		}
+		if ((v = take_opt(argc, argv, &a, "--unit"))) {
+			ra->unit = v;
+			ra->child[ra->nr++] = "--unit";
+			ra->child[ra->nr++] = (char *)v;
+			continue;
+		}
+		ra->child[ra->nr++] = argv[a];
+	}
+}
+
+/* Run one child; its exit status as main() would return it. */
+static int run_child(char **argv)
+{
+	int status, fd;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		tc_cli_fail("fork: %s", strerror(errno));
+	if (!pid) {
+		fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		if (fd >= 0)
+			dup2(fd, STDOUT_FILENO);
+		execv("/proc/self/exe", argv);
+		fprintf(stderr, "tracecost: exec /proc/self/exe: %s\n", strerror(errno));
+		_exit(TC_EXIT_FAIL);
+	}
+	runs_child = pid;
+	if (runs_signal)
+		kill(pid, runs_signal);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			tc_cli_fail("waitpid: %s", strerror(errno));
+	runs_child = 0;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM ||
+	       WTERMSIG(status) == SIGHUP ? TC_EXIT_INTERRUPTED : TC_EXIT_FAIL;
+}
+
+static void remove_tmp(const char *dir, int nr)
+{
+	char path[4096];
+	int i;
+
+	for (i = 0; i <= nr; i++) {
+		snprintf(path, sizeof(path), "%s/run%d.json", dir, i);
+		unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s/runs.json", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
+int tc_cli_runs(const char *suite, unsigned int runs, int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = runs_on_signal };
+	char dir[] = "/tmp/tracecost-runs.XXXXXX", out[4096];
+	struct timespec start, end;
+	struct runs_args ra = { 0 };
+	json_t **objs, *root;
+	const char *target;
+	unsigned int i;
+	int ret = 0;
+
+	/* First: a signal from here on ends the runs with 130 */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	split_args(suite, argc, argv, &ra);
+	if (ra.help) {
+		ra.child[ra.nr] = NULL;
+		execv("/proc/self/exe", ra.child);
+		tc_cli_fail("exec /proc/self/exe: %s", strerror(errno));
+	}
+	if (ra.json)
+		tc_cli_check_output("--json", ra.json);
+	if (ra.format && !strcmp(ra.format, "json"))
+		tc_cli_usage("--format json: the result file is --json FILE");
+	if (runs_signal)
+		return TC_EXIT_INTERRUPTED;
+	if (!mkdtemp(dir))
+		tc_cli_fail("mkdtemp %s: %s", dir, strerror(errno));
+	objs = calloc(runs, sizeof(*objs));
+	if (!objs)
+		tc_cli_fail("out of memory");
+	ra.child[ra.nr] = "--json";
+	clock_gettime(CLOCK_REALTIME, &start);
+	for (i = 0; i < runs && !runs_signal; i++) {
+		json_error_t je;
+
+		struct timespec t0, t1;
+
+		snprintf(out, sizeof(out), "%s/run%u.json", dir, i);
+		ra.child[ra.nr + 1] = out;
+		ra.child[ra.nr + 2] = NULL;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		ret = run_child(ra.child);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (!ret && !runs_signal)
+			fprintf(stderr, "tracecost: run %u of %u done (%s suite, a fresh process, "
+				"%.1f s)\n", i + 1, runs, suite, (double)(t1.tv_sec - t0.tv_sec) +
+				(double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+		if (runs_signal && !ret)
+			ret = TC_EXIT_INTERRUPTED;
+		if (ret)
+			break;
+		objs[i] = json_load_file(out, JSON_REJECT_DUPLICATES, &je);
+		if (!objs[i]) {
+			fprintf(stderr, "tracecost: run %u: %s: %s\n", i + 1, out, je.text);
+			ret = TC_EXIT_FAIL;
+			break;
+		}
+	}
+	clock_gettime(CLOCK_REALTIME, &end);
+	if (!ret && runs_signal)
+		ret = TC_EXIT_INTERRUPTED;
+	root = NULL;
+	if (!ret) {
+		root = tc_result_runs_new(objs, (int)runs, tc_cli_argc, tc_cli_argv, &start, &end);
+		if (!root) {
+			fprintf(stderr, "tracecost: the runs do not make one result\n");
+			ret = TC_EXIT_FAIL;
+		}
+	}
+	if (ret) {
+		for (i = 0; i < runs; i++)
+			json_decref(objs[i]);
+	}
+	free(objs);
+	if (!ret) {
+		snprintf(out, sizeof(out), "%s/runs.json", dir);
+		target = ra.json && strcmp(ra.json, "-") ? ra.json : out;
+		ret = tc_result_write(root, target);
+		if (!ret && ra.json && !strcmp(ra.json, "-"))
+			ret = tc_result_write(root, "-");
+		json_decref(root);
+		if (ret) {
+			fprintf(stderr, "tracecost: writing %s: %s\n", target, strerror(-ret));
+			ret = TC_EXIT_FAIL;
+		} else if (!ra.json || strcmp(ra.json, "-")) {
+			char *cargv[8];
+			int n = 0;
+
+			cargv[n++] = "compare";
+			cargv[n++] = (char *)target;
+			if (ra.format) {
+				cargv[n++] = "--format";
+				cargv[n++] = (char *)ra.format;
+			}
+			if (ra.unit && strcmp(suite, "system")) {
+				cargv[n++] = "--unit";
+				cargv[n++] = (char *)ra.unit;
+			}
+			cargv[n] = NULL;
+			optind = 0;
+			ret = cmd_compare(n, cargv);
+		}
+	}
+	remove_tmp(dir, (int)runs);
+	free(ra.child);
+	return ret;
+}

@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_verdicts.c - the comparison's claims, tested like code on synthetic
+ * data with known variance components (lib/compare.c, tracecost/compare.h):
+ *
+ *  - Student's t quantiles against published values;
+ *  - over many simulated A/A experiments (two independent groups of runs
+ *    of one distribution: a value per repetition = mu + run effect (sd
+ *    sigma_b) + noise (sd sigma_w)), the 95 % interval covers the true
+ *    difference 0 in 93-97 % of them, for the average and the median, with
+ *    3, 5 and 10 runs per side and between-run variation large or small
+ *    (medians: 93-98.5 %, see check_coverage());
+ *  - the same for paired columns (two configurations of the same runs,
+ *    whose difference itself varies from run to run);
+ *  - a known shift of 4 between-run sds is detected;
+ *  - fewer than TC_COMPARE_MIN_RUNS runs on either side of a cross-run
+ *    comparison give "unknown", not a verdict;
+ *  - pooling files (tc_result_file_pool()) keeps runs whole and in order.
+ *
+ * Files are built in memory in the system-suite shape (one value per
+ * repetition), whose figures are exact functions of the values. Seeds are
+ * fixed: the counts are deterministic; the bounds are those the issue and
+ * the method state, not fitted to one seed (TC_TEST_SEED changes them).
+ * No timing anywhere.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <tracecost/compare.h>
+#include <tracecost/result.h>
+#include <tracecost/stats.h>
+#include "helpers.h"
+
+#define EXPERIMENTS	1500
+#define RESAMPLES	1000
+
+static double uniform(uint64_t *s)
+{
+	return ((double)(tc_test_rand(s) >> 11) + 0.5) / 9007199254740992.0;
+}
+
+/* Box-Muller: one standard normal deviate. */
+static double normal(uint64_t *s)
+{
+	return sqrt(-2 * log(uniform(s))) * cos(2 * M_PI * uniform(s));
+}
+
+struct model {
+	int runs, reps;
+	double mu, sd_between, sd_within;
+	/* configuration 1 = configuration 0 + shift + a run effect of this sd */
+	double shift, sd_between_diff;
+};
+
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+
+	assert_non_null(d);
+	return d;
+}
+
+/*
+ * A file of @m->runs runs x @m->reps repetitions of two configurations
+ * ("a", "b") and one row ("x", unit "ns/call", lower is better). @tag makes
+ * the runs of different files different runs.
+ */
+static struct tc_result_file *make_file(const struct model *m, uint64_t *s, int tag)
+{
+	struct tc_result_file *f = calloc(1, sizeof(*f));
+	struct tc_result_row *row;
+	int r, k, c;
+	char buf[64];
+
+	assert_non_null(f);
+	f->path = xstrdup("synthetic.json");
+	f->suite = xstrdup("system");
+	f->shape = TC_RESULT_SHAPE_VALUES;
+	f->release = xstrdup("6.1");
+	f->nodename = xstrdup("host");
+	f->machine = xstrdup("x86_64");
+	f->cpu_model = xstrdup("cpu");
+	snprintf(buf, sizeof(buf), "file %d", tag);
+	f->start = xstrdup(buf);
+	f->end = xstrdup(buf);
+	f->command = xstrdup("synthetic");
+	f->repeat = (unsigned int)(m->runs * m->reps);
+	f->nr_runs = m->runs;
+	f->runs = calloc((size_t)m->runs, sizeof(*f->runs));
+	assert_non_null(f->runs);
+	for (r = 0; r < m->runs; r++) {
+		snprintf(buf, sizeof(buf), "file %d run %d", tag, r);
+		f->runs[r].path = xstrdup("synthetic.json");
+		f->runs[r].start = xstrdup(buf);
+		f->runs[r].end = xstrdup(buf);
+		f->runs[r].command = xstrdup("synthetic");
+		f->runs[r].nodename = xstrdup("host");
+		f->runs[r].release = xstrdup("6.1");
+		f->runs[r].first_rep = (unsigned int)(r * m->reps);
+		f->runs[r].nr_reps = (unsigned int)m->reps;
+	}
+	f->nr_configs = 2;
+	f->configs = calloc(2, sizeof(*f->configs));
+	assert_non_null(f->configs);
+	f->configs[0] = xstrdup("a");
+	f->configs[1] = xstrdup("b");
+	f->nr_rows = 1;
+	f->rows = row = calloc(1, sizeof(*row));
+	assert_non_null(row);
+	row->name = xstrdup("x");
+	row->title = xstrdup("x: lower is better");
+	row->unit = xstrdup("ns/call");
+	row->cells = calloc(2, sizeof(*row->cells));
+	assert_non_null(row->cells);
+	for (c = 0; c < 2; c++) {
+		row->cells[c].nr_reps = (int)f->repeat;
+		row->cells[c].values = calloc(f->repeat, sizeof(double));
+		assert_non_null(row->cells[c].values);
+	}
+	for (r = 0; r < m->runs; r++) {
+		double run = m->sd_between * normal(s);
+		double diff = m->shift + m->sd_between_diff * normal(s);
+
+		for (k = 0; k < m->reps; k++) {
+			int i = r * m->reps + k;
+
+			/* values stay positive: mu is far above the spreads */
+			row->cells[0].values[i] = m->mu + run + m->sd_within * normal(s);
+			row->cells[1].values[i] = m->mu + run + diff + m->sd_within * normal(s);
+		}
+	}
+	return f;
+}
+
+struct tally {
+	int covered, slower, faster, unknown, na;
+};
+
+/*
+ * Compare column @ca of @a with column @cb of @b (its reference) and tally,
+ * for metric @m, whether the interval covers @truth and the verdict.
+ */
+static void tally_one(const struct tc_result_file *a, int ca, const struct tc_result_file *b,
+		      int cb, enum tc_metric m, double truth, uint64_t seed, struct tally *t)
+{
+	struct tc_compare_column cols[2] = {
+		{ .file = b, .config = cb, .ref = -1, .scale = 1 },
+		{ .file = a, .config = ca, .ref = 0, .scale = 1 },
+	};
+	struct tc_compare_opts o = { .resamples = RESAMPLES, .seed = seed, .confidence = 0.95 };
+	struct tc_compare *res;
+	const struct tc_compare_cell *cell;
+
+	assert_int_equal(tc_compare_run(cols, 2, &o, &res), 0);
+	cell = &res->rows[0].cells[1 * TC_NR_METRICS + m];
+	switch (cell->verdict) {
+	case TC_VERDICT_UNKNOWN:
+		t->unknown++;
+		break;
+	case TC_VERDICT_NA:
+		t->na++;
+		break;
+	default:
+		t->covered += cell->lo <= truth && truth <= cell->hi;
+		t->slower += cell->verdict == TC_VERDICT_SLOWER;
+		t->faster += cell->verdict == TC_VERDICT_FASTER;
+	}
+	tc_compare_free(res);
+}
+
+/*
+ * @hi: the upper bound of the coverage. 97 %, except for medians: the
+ * bootstrap variance of a sample median is biased upwards for small
+ * samples (Hall & Martin, "Exact convergence rate of bootstrap quantile
+ * variance estimator", PTRF 80, 1988), so median intervals are
+ * conservative: measured 97.6-97.9 % here, i.e. fewer false alarms than
+ * 5 %, never more.
+ */
+static void check_coverage(const char *what, const struct tally *t, int n, double hi)
+{
+	double cov = 100.0 * t->covered / n;
+
+	printf("# %-52s coverage %5.1f %% (%d of %d), slower %d, faster %d\n", what, cov,
+	       t->covered, n, t->slower, t->faster);
+	assert_int_equal(t->unknown + t->na, 0);
+	assert_true(cov >= 93.0);
+	assert_true(cov <= hi + 1e-9);
+}
+
+/* Independent groups of runs (Welch): A/A, the truth is 0. */
+static void aa_independent(int runs, int reps, double sb, double sw, enum tc_metric m)
+{
+	struct model md = { .runs = runs, .reps = reps, .mu = 1000, .sd_between = sb,
+			    .sd_within = sw };
+	uint64_t s = 0x5eed0000u + (uint64_t)runs * 7919 + (uint64_t)reps * 31 + m;
+	struct tally t = { 0 };
+	char what[128];
+	int e;
+
+	for (e = 0; e < EXPERIMENTS; e++) {
+		struct tc_result_file *a = make_file(&md, &s, 2 * e), *b = make_file(&md, &s, 2 * e + 1);
+
+		tally_one(a, 0, b, 0, m, 0, (uint64_t)e, &t);
+		tc_result_file_free(a);
+		tc_result_file_free(b);
+	}
+	snprintf(what, sizeof(what), "A/A %s, %d runs x %d reps, sd %g/%g", tc_metric_name(m),
+		 runs, reps, sb, sw);
+	check_coverage(what, &t, EXPERIMENTS, m == TC_METRIC_MEDIAN ? 98.5 : 97.0);
+}
+
+static void test_t_quantile(void **state)
+{
+	/* Published two-sided 95 % critical values (e.g. NIST/SEMATECH e-Handbook 1.3.6.7.2) */
+	static const struct {
+		double df, t;
+	} tab[] = { { 1, 12.706 }, { 2, 4.303 }, { 4, 2.776 }, { 9, 2.262 }, { 30, 2.042 },
+		    { 100, 1.984 } };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
+		assert_true(fabs(tc_stats_t_quantile(0.975, tab[i].df) - tab[i].t) < 1e-3);
+	assert_true(fabs(tc_stats_t_quantile(0.975, 1e9) - 1.95996) < 1e-4);
+	assert_true(fabs(tc_stats_t_quantile(0.025, 4) + 2.776) < 1e-3);
+	assert_true(fabs(tc_stats_t_quantile(0.5, 3)) < 1e-9);
+	assert_true(isnan(tc_stats_t_quantile(1, 3)));
+	assert_true(isnan(tc_stats_t_quantile(0.9, 0)));
+}
+
+static void test_aa_average(void **state)
+{
+	(void)state;
+	aa_independent(3, 3, 5, 2, TC_METRIC_AVERAGE);
+	aa_independent(5, 3, 5, 2, TC_METRIC_AVERAGE);
+	aa_independent(10, 2, 5, 2, TC_METRIC_AVERAGE);
+	/* within-run noise dominating */
+	aa_independent(5, 4, 0.5, 5, TC_METRIC_AVERAGE);
+}
+
+static void test_aa_median(void **state)
+{
+	(void)state;
+	aa_independent(5, 9, 5, 2, TC_METRIC_MEDIAN);
+	aa_independent(10, 5, 5, 2, TC_METRIC_MEDIAN);
+}
+
+/* Paired columns: configuration b - a varies from run to run (sd 1), truth 0. */
+static void test_paired(void **state)
+{
+	struct model md = { .runs = 5, .reps = 3, .mu = 1000, .sd_between = 5, .sd_within = 2,
+			    .sd_between_diff = 1 };
+	uint64_t s = 0xfacade;
+	struct tally t = { 0 };
+	int e;
+
+	(void)state;
+	for (e = 0; e < EXPERIMENTS; e++) {
+		struct tc_result_file *f = make_file(&md, &s, e);
+
+		tally_one(f, 1, f, 0, TC_METRIC_AVERAGE, 0, (uint64_t)e, &t);
+		tc_result_file_free(f);
+	}
+	check_coverage("paired average, 5 runs x 3 reps, diff sd 1 between runs", &t,
+		       EXPERIMENTS, 97.0);
+}
+
+/* A shift of 4 between-run sds, 5 runs a side: detected nearly always. */
+static void test_shift_detected(void **state)
+{
+	struct model md = { .runs = 5, .reps = 3, .mu = 1000, .sd_between = 5, .sd_within = 2 };
+	struct model shifted = md;
+	uint64_t s = 0xdecade;
+	struct tally t = { 0 };
+	int e, n = 200;
+
+	(void)state;
+	shifted.mu += 20;
+	for (e = 0; e < n; e++) {
+		struct tc_result_file *a = make_file(&shifted, &s, 2 * e);
+		struct tc_result_file *b = make_file(&md, &s, 2 * e + 1);
+
+		tally_one(a, 0, b, 0, TC_METRIC_AVERAGE, 20, (uint64_t)e, &t);
+		tc_result_file_free(a);
+		tc_result_file_free(b);
+	}
+	printf("# shift of 4 between-run sds (5 runs a side): slower in %d of %d\n", t.slower, n);
+	assert_true(t.slower >= n * 95 / 100);
+	assert_int_equal(t.faster, 0);
+}
+
+/* Cross-run with too few runs: unknown; the same runs paired: a verdict. */
+static void test_few_runs_unknown(void **state)
+{
+	struct model md = { .runs = 2, .reps = 5, .mu = 1000, .sd_between = 5, .sd_within = 2,
+			    .shift = 50 };
+	uint64_t s = 42;
+	struct tally t = { 0 }, p = { 0 };
+	struct tc_result_file *a, *b;
+
+	(void)state;
+	a = make_file(&md, &s, 1);
+	b = make_file(&md, &s, 2);
+	tally_one(a, 0, b, 0, TC_METRIC_AVERAGE, 0, 1, &t);
+	assert_int_equal(t.unknown, 1);
+	/* configuration b is 50 above a in every run of the same file: paired, slower */
+	tally_one(a, 1, a, 0, TC_METRIC_AVERAGE, 50, 1, &p);
+	assert_int_equal(p.slower, 1);
+	tc_result_file_free(a);
+	tc_result_file_free(b);
+}
+
+/* Pooling: runs in order, repetitions whole, the same figures as one file. */
+static void test_pool(void **state)
+{
+	struct model md = { .runs = 2, .reps = 3, .mu = 100, .sd_between = 5, .sd_within = 2 };
+	struct model other = md;
+	uint64_t s = 7;
+	struct tc_result_file *a, *b, *p, *files[2];
+	char err[TC_RESULT_ERR_LEN];
+	int i;
+
+	(void)state;
+	a = make_file(&md, &s, 1);
+	b = make_file(&md, &s, 2);
+	files[0] = a;
+	files[1] = b;
+	assert_int_equal(tc_result_file_pool(files, 2, "a,b", &p, err, sizeof(err)), 0);
+	assert_int_equal(p->nr_runs, 4);
+	assert_int_equal(p->repeat, 12);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(p->runs[i].first_rep, (unsigned int)(3 * i));
+	assert_string_equal(p->runs[2].start, "file 2 run 0");
+	for (i = 0; i < 6; i++) {
+		assert_true(p->rows[0].cells[1].values[i] == a->rows[0].cells[1].values[i]);
+		assert_true(p->rows[0].cells[1].values[6 + i] == b->rows[0].cells[1].values[i]);
+	}
+	assert_false(tc_compare_same_run(p, a));
+	tc_result_file_free(p);
+	/* another unit does not pool, and says which file */
+	free(b->rows[0].unit);
+	b->rows[0].unit = xstrdup("us");
+	assert_int_equal(tc_result_file_pool(files, 2, "a,b", &p, err, sizeof(err)), -EINVAL);
+	assert_null(p);
+	assert_non_null(strstr(err, "cannot be pooled"));
+	(void)other;
+	tc_result_file_free(a);
+	tc_result_file_free(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_t_quantile),
+		cmocka_unit_test(test_pool),
+		cmocka_unit_test(test_few_runs_unknown),
+		cmocka_unit_test(test_shift_detected),
+		cmocka_unit_test(test_paired),
+		cmocka_unit_test(test_aa_average),
+		cmocka_unit_test(test_aa_median),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
