@@ -213,7 +213,8 @@ MAN3_LINKS	:= tc_static_key_enable:tc_static_key tc_static_key_disable:tc_static
 		   tc_tracepoint_probe_unregister:tc_tracepoint \
 		   tc_tracepoint_synchronize_unregister:tc_tracepoint \
 		   tc_recorder_create:tc_recorder tc_recorder_destroy:tc_recorder \
-		   tc_recorder_totals:tc_recorder tc_record_probe:tc_recorder
+		   tc_recorder_totals:tc_recorder tc_recorder_read:tc_recorder \
+		   tc_record_probe:tc_recorder
 
 $(O)/pic/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h) Makefile
 	@mkdir -p $(dir $@)

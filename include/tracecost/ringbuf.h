@@ -67,6 +67,23 @@ int tc_recorder_thread_init(struct tc_recorder *rec);
 void tc_recorder_totals(struct tc_recorder *rec, uint64_t *events, uint64_t *overruns);
 
 /**
+ * tc_recorder_read() - the consumer: every event still in the rings
+ * @rec: the recorder
+ * @fn:	 called per event, oldest first within each thread's ring, with the
+ *	 ring's index (one ring per thread that recorded, in no set order);
+ *	 a non-zero return stops the walk
+ * @arg: passed to @fn
+ *
+ * A ring keeps its newest nr_events events (overwrite mode); the older
+ * ones are counted as overruns by tc_recorder_totals(). Call it when no
+ * writer runs, like tc_recorder_totals(); takes the recorder's lock.
+ *
+ * Return: 0 after the last event, @fn's non-zero return, or -EINVAL.
+ */
+int tc_recorder_read(struct tc_recorder *rec, int (*fn)(const struct tc_event *ev, int ring,
+							void *arg), void *arg);
+
+/**
  * tc_recorder_last() - copy the calling thread's newest event
  * Return: 0, or -ENOENT when this thread recorded nothing.
  */
