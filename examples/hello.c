@@ -24,6 +24,17 @@ TC_DEFINE_TRACEPOINT(hello_event, TC_TP_PROTO(unsigned long ip, unsigned long pa
 
 static TC_DEFINE_STATIC_KEY_FALSE(hello_key);
 
+/* The consumer: count the events read back, check their arguments. */
+static int hello_read(const struct tc_event *ev, int ring, void *arg)
+{
+	unsigned long *n = arg;
+
+	(void)ring;
+	if (ev->ip && ev->parent_ip)
+		(*n)++;
+	return 0;
+}
+
 static __attribute__((noinline)) int hello_site(void)
 {
 	return tc_static_branch_unlikely(&hello_key) ? 1 : 0;
@@ -33,6 +44,7 @@ int main(void)
 {
 	struct tc_recorder *rec;
 	uint64_t events, overruns;
+	unsigned long read_back;
 	int i, bad = 0;
 
 	if (tc_recorder_create(1024, &rec) || tc_recorder_thread_init(rec))
@@ -48,6 +60,9 @@ int main(void)
 	printf("hello: recorded %llu events, %llu overruns\n",
 	       (unsigned long long)events, (unsigned long long)overruns);
 	bad |= events != 10 || overruns != 0;
+	read_back = 0;
+	bad |= tc_recorder_read(rec, hello_read, &read_back) != 0 || read_back != 10;
+	printf("hello: read back %lu events\n", read_back);
 
 	bad |= hello_site() != 0 || tc_static_key_enable(&hello_key) || hello_site() != 1;
 	bad |= plugin_verbose_site() != 0;

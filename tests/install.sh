@@ -47,6 +47,7 @@ export LD_LIBRARY_PATH="$pre/lib:$tmp"
 ldd ./hello | grep -q "$pre/lib/libtracecost.so.0" || fail "hello does not use the installed library"
 ./hello > out.txt || { cat out.txt; fail "hello"; }
 grep -q "recorded 10 events, 0 overruns" out.txt || fail "hello: $(cat out.txt)"
+grep -q "read back 10 events" out.txt || fail "hello: $(cat out.txt)"
 ./hello_cxx > out_cxx.txt || { cat out_cxx.txt; fail "hello (C++)"; }
 cd "$src"
 make --no-print-directory -s O="$odir" uninstall DESTDIR="$root" PREFIX="$prefix" >/dev/null
