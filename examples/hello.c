@@ -27,7 +27,7 @@ static TC_DEFINE_STATIC_KEY_FALSE(hello_key);
 /* The consumer: count the events read back, check their arguments. */
 static int hello_read(const struct tc_event *ev, int ring, void *arg)
 {
-	unsigned long *n = arg;
+	unsigned long *n = (unsigned long *)arg;
 
 	(void)ring;
 	if (ev->ip && ev->parent_ip)
