@@ -28,7 +28,8 @@ PKG_CFLAGS	:= $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS	:= $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lurcu-memb -lurcu-common -ljansson -ltracefs -ltraceevent)
 BASE_CFLAGS	:= -std=gnu11 -g -pthread -fno-strict-aliasing -fno-omit-frame-pointer \
 		   -Iinclude -Ilib $(PKG_CFLAGS) \
-		   -DTC_VERSION='"$(VERSION)"' -DTC_GIT_SHA='"$(GIT_SHA)"'
+		   -DTC_VERSION='"$(VERSION)"' -DTC_GIT_SHA='"$(GIT_SHA)"' \
+		   -DTC_TLS_MODEL='"local-exec"'
 # Extra flags for experiments, e.g. EXTRA_CFLAGS=-DTC_STATIC_KEY_FORCE_FLAG
 EXTRA_CFLAGS	?=
 SAN		?=
@@ -61,11 +62,22 @@ WORKLOAD_OBJS	:= $(WORKLOAD_SRCS:%.c=$(O)/%.o)
 # One object per configuration of the toggle subject, from one source file.
 SUBJECT_CFGS	:= stock call callp static staticp
 SUBJECT_OBJS	:= $(SUBJECT_CFGS:%=$(O)/subjects/toggle_%.o)
+# The user suite's peer columns (--peers), one object per column from
+# subjects/peer_subject.c; USDT and LTTng-UST columns when their headers are
+# installed (else the suite prints "not built" for them).
+TC_HAVE_USDT	:= $(shell printf '\043include <sys/sdt.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1)
+TC_HAVE_LTTNG	:= $(shell pkg-config --exists lttng-ust 2>/dev/null && echo 1)
+PEER_CFGS	:= flag flagp floor $(if $(TC_HAVE_USDT),usdt usdtp usdts usdtsp) \
+		   $(if $(TC_HAVE_LTTNG),lttng lttngp)
+PEER_OBJS	:= $(PEER_CFGS:%=$(O)/subjects/peer_%.o) \
+		   $(if $(TC_HAVE_LTTNG),$(O)/subjects/lttng_define.o)
+PEER_LTTNG_SO	:= $(if $(TC_HAVE_LTTNG),$(O)/peers/libtracecost-lttng.so)
 UNIT_SRCS	:= $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS	:= $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/%)
 UNIT_COMMON	:= $(O)/tests/unit/helpers.o
 
 LIBTC		:= $(O)/libtracecost.a
+LIBTC_SO	:= $(O)/libtracecost.so.$(VERSION)
 LIBSUBJ		:= $(O)/libsubjects.a
 LIBWL		:= $(O)/libworkloads.a
 TRACECOST	:= $(O)/tracecost
@@ -93,7 +105,7 @@ RUN_ARGS	?= --runs 5 --repeat 2 --samples 300000
 .PHONY: all run check check-unit check-san check-tsan check-integration bench deps clean asm \
 	check-kernel deps-kernel check-kernel-if-available check-fuzz kernels deps-kernels \
 	check-kernel-debug check-noise-vm check-noise-vm-if-available
-all: $(TRACECOST) $(UNIT_BINS)
+all: $(TRACECOST) $(UNIT_BINS) $(LIBTC_SO)
 
 $(O)/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h) Makefile
 	@mkdir -p $(dir $@)
@@ -119,6 +131,36 @@ $(O)/subjects/toggle_%.o: subjects/toggle_subject.c $(wildcard include/tracecost
 	$(quiet) CC $(@:$(O)/%=%)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SUBJ_ALIGN) $(subj_cfg_$*) -DTC_SUBJECT_ID=$* -c $< -o $@
 
+peer_cfg_flag	:= -DTC_PEER_KIND=1 -DTC_PEER_ON=0
+peer_cfg_flagp	:= -DTC_PEER_KIND=1 -DTC_PEER_ON=1
+peer_cfg_floor	:= -DTC_PEER_KIND=2 -DTC_PEER_ON=1
+peer_cfg_usdt	:= -DTC_PEER_KIND=3 -DTC_PEER_ON=0
+peer_cfg_usdtp	:= -DTC_PEER_KIND=3 -DTC_PEER_ON=1
+peer_cfg_usdts	:= -DTC_PEER_KIND=4 -DTC_PEER_ON=0
+peer_cfg_usdtsp	:= -DTC_PEER_KIND=4 -DTC_PEER_ON=1
+peer_cfg_lttng	:= -DTC_PEER_KIND=5 -DTC_PEER_ON=0
+peer_cfg_lttngp	:= -DTC_PEER_KIND=5 -DTC_PEER_ON=1
+LTTNG_CFLAGS	:= $(if $(TC_HAVE_LTTNG),$(shell pkg-config --cflags lttng-ust))
+$(O)/subjects/peer_%.o: subjects/peer_subject.c subjects/peer_subject.h subjects/tc_lttng_tp.h \
+		$(wildcard include/tracecost/*.h) Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SUBJ_ALIGN) -I. $(LTTNG_CFLAGS) -Wno-missing-prototypes \
+		$(peer_cfg_$*) -DTC_SUBJECT_ID=$* -c $< -o $@
+
+$(O)/subjects/lttng_define.o: subjects/lttng_define.c subjects/tc_lttng_tp.h Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -I. $(LTTNG_CFLAGS) -Wno-missing-prototypes -c $< -o $@
+
+$(O)/peers/libtracecost-lttng.so: subjects/lttng_provider.c subjects/tc_lttng_tp.h Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(OPTFLAGS) -I. -fPIC -shared -o $@ $< \
+		$(shell pkg-config --libs lttng-ust 2>/dev/null)
+
+PEER_DEFS	= -DTC_HAVE_USDT=$(if $(TC_HAVE_USDT),1,0) -DTC_HAVE_LTTNG=$(if $(TC_HAVE_LTTNG),1,0) \
+		   -DTC_PEER_LIBDIR='"$(LIBDIR)/tracecost"'
+$(O)/src/peers.o: ALL_CFLAGS += $(PEER_DEFS)
+$(O)/src/peers.o: subjects/peer_subject.h src/peers.h
+
 $(LIBTC): $(LIB_OBJS)
 	@rm -f $@
 	$(quiet) AR $(@:$(O)/%=%)
@@ -138,24 +180,128 @@ $(LIBWL): $(WORKLOAD_OBJS)
 
 # Code size of each configuration, read from the built objects.
 SIZE_OBJ	:= $(O)/gen/subject_size.o
-$(O)/gen/subject_size.c: $(SUBJECT_OBJS) scripts/subject-size.sh
+$(O)/gen/subject_size.c: $(SUBJECT_OBJS) $(PEER_OBJS) scripts/subject-size.sh
 	@mkdir -p $(dir $@)
 	$(quiet) GEN $(@:$(O)/%=%)
-	$(Q)sh scripts/subject-size.sh $(SUBJECT_OBJS) > $@.tmp && mv $@.tmp $@
+	$(Q)sh scripts/subject-size.sh $(SUBJECT_OBJS) $(filter $(O)/subjects/peer_%,$(PEER_OBJS)) \
+		> $@.tmp && mv $@.tmp $@
 
 $(SIZE_OBJ): $(O)/gen/subject_size.c src/size_table.h
 	$(quiet) CC $(@:$(O)/%=%)
 	$(Q)$(CC) $(ALL_CFLAGS) -Isrc -c $< -o $@
 
-$(TRACECOST): $(CLI_OBJS) $(SUBJECT_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC)
+$(TRACECOST): $(CLI_OBJS) $(SUBJECT_OBJS) $(PEER_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC) $(PEER_LTTNG_SO)
 	$(quiet) LD $(@:$(O)/%=%)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(SUBJECT_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC) $(LDLIBS) \
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(SUBJECT_OBJS) $(PEER_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC) $(LDLIBS) \
 		$(ELF_LIBS)
 
 $(O)/tests/%: tests/unit/%.c $(UNIT_COMMON) $(LIBSUBJ) $(LIBWL) $(LIBTC)
 	@mkdir -p $(dir $@)
 	$(quiet) LD $(@:$(O)/%=%)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_COMMON) $(LIBSUBJ) $(LIBWL) $(LIBTC) $(LDLIBS) -lcmocka $(LDFLAGS)
+
+# Static keys across ELF objects (tests/unit/test_static_key_so.c): sites in
+# -fPIC shared objects, one linked at start-up (C), one dlopen()ed (C++), one
+# with a site that cannot be patched; the executable exports its keys.
+CXX		?= g++
+SO_TEST_DIR	:= $(O)/tests/so
+SO_TEST_LIBS	:= $(SO_TEST_DIR)/libtcsite_a.so $(SO_TEST_DIR)/libtcsite_b.so \
+		   $(SO_TEST_DIR)/libtcsite_bad.so
+SO_CXXFLAGS	= -std=gnu++17 -g $(OPTFLAGS) -Wall -Wextra -Wno-unused-parameter -pthread \
+		  -Iinclude $(PKG_CFLAGS) $(SANFLAGS)
+
+$(SO_TEST_DIR)/libtcsite_%.so: tests/unit/so/site_%.c tests/unit/so/so_test.h \
+		$(wildcard include/tracecost/*.h) Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $<
+
+$(SO_TEST_DIR)/libtcsite_%.so: tests/unit/so/site_%.cc tests/unit/so/so_test.h \
+		$(wildcard include/tracecost/*.h) Makefile
+	@mkdir -p $(dir $@)
+	$(CXX) $(SO_CXXFLAGS) -fPIC -shared -o $@ $<
+
+$(O)/tests/test_static_key_so: tests/unit/test_static_key_so.c $(SO_TEST_LIBS) $(LIBTC)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -rdynamic -o $@ $< -Wl,--no-as-needed $(SO_TEST_DIR)/libtcsite_a.so \
+		-Wl,-rpath,'$$ORIGIN/so' $(LIBTC) $(LDLIBS) -lcmocka -ldl $(LDFLAGS)
+
+# libtracecost.so (position-independent objects, initial-exec TLS) and
+# make install / uninstall (PREFIX, DESTDIR): the shared and static library,
+# the public headers, tracecost.pc, the tracecost binary and the man pages.
+PREFIX		?= /usr/local
+BINDIR		?= $(PREFIX)/bin
+LIBDIR		?= $(PREFIX)/lib
+INCLUDEDIR	?= $(PREFIX)/include
+MANDIR		?= $(PREFIX)/share/man
+PKGCONFIGDIR	?= $(LIBDIR)/pkgconfig
+INSTALL		?= install
+SOVERSION	:= 0
+LIBTC_SONAME	:= libtracecost.so.$(SOVERSION)
+PIC_OBJS	:= $(LIB_SRCS:%.c=$(O)/pic/%.o)
+PUBLIC_HDRS	:= $(sort $(wildcard include/tracecost/*.h))
+MAN3_PAGES	:= $(sort $(wildcard doc/man3/*.3))
+# Function names that get a link to their group's page: "name:page".
+MAN3_LINKS	:= tc_static_key_enable:tc_static_key tc_static_key_disable:tc_static_key \
+		   tc_static_key_enabled:tc_static_key tc_static_key_sites:tc_static_key \
+		   tc_static_branch_unlikely:tc_static_key tc_static_branch_likely:tc_static_key \
+		   TC_DEFINE_TRACEPOINT:tc_tracepoint tc_tracepoint_probe_register:tc_tracepoint \
+		   tc_tracepoint_probe_unregister:tc_tracepoint \
+		   tc_tracepoint_synchronize_unregister:tc_tracepoint \
+		   tc_recorder_create:tc_recorder tc_recorder_destroy:tc_recorder \
+		   tc_recorder_totals:tc_recorder tc_recorder_read:tc_recorder \
+		   tc_record_probe:tc_recorder
+
+$(O)/pic/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h) Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -UTC_TLS_MODEL -fPIC -c $< -o $@
+
+$(LIBTC_SO): $(PIC_OBJS)
+	$(CC) -shared -Wl,-soname,$(LIBTC_SONAME) -Wl,--no-undefined -o $@ $^ $(LDLIBS) $(LDFLAGS)
+
+$(O)/tracecost.pc: Makefile
+	@mkdir -p $(dir $@)
+	@printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/$(patsubst $(PREFIX)/%,%,$(LIBDIR))' \
+		'includedir=$${prefix}/$(patsubst $(PREFIX)/%,%,$(INCLUDEDIR))' '' \
+		'Name: tracecost' \
+		'Description: userspace static keys, tracepoints and per-thread recording rings' \
+		'Version: $(VERSION)' 'Requires: liburcu-memb' \
+		'Requires.private: jansson libtracefs libtraceevent' \
+		'Libs: -L$${libdir} -ltracecost' 'Libs.private: -lm -pthread' \
+		'Cflags: -I$${includedir} -pthread' > $@
+
+.PHONY: install uninstall check-install
+install: $(TRACECOST) $(LIBTC) $(LIBTC_SO) $(O)/tracecost.pc
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(INCLUDEDIR)/tracecost $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
+	$(INSTALL) -m 755 $(TRACECOST) $(DESTDIR)$(BINDIR)/tracecost
+	$(INSTALL) -m 755 $(LIBTC_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(LIBTC_SO)) $(DESTDIR)$(LIBDIR)/$(LIBTC_SONAME)
+	ln -sf $(LIBTC_SONAME) $(DESTDIR)$(LIBDIR)/libtracecost.so
+	$(INSTALL) -m 644 $(LIBTC) $(DESTDIR)$(LIBDIR)/libtracecost.a
+	$(if $(PEER_LTTNG_SO),$(INSTALL) -d $(DESTDIR)$(LIBDIR)/tracecost && \
+		$(INSTALL) -m 755 $(PEER_LTTNG_SO) $(DESTDIR)$(LIBDIR)/tracecost/)
+	$(INSTALL) -m 644 $(O)/tracecost.pc $(DESTDIR)$(PKGCONFIGDIR)/tracecost.pc
+	$(INSTALL) -m 644 $(PUBLIC_HDRS) $(DESTDIR)$(INCLUDEDIR)/tracecost/
+	$(INSTALL) -m 644 doc/tracecost.1 $(DESTDIR)$(MANDIR)/man1/
+	$(INSTALL) -m 644 $(MAN3_PAGES) $(DESTDIR)$(MANDIR)/man3/
+	@for l in $(MAN3_LINKS); do \
+		echo ".so man3/$${l#*:}.3" > $(DESTDIR)$(MANDIR)/man3/$${l%%:*}.3; done
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tracecost $(DESTDIR)$(LIBDIR)/$(notdir $(LIBTC_SO)) \
+		$(DESTDIR)$(LIBDIR)/$(LIBTC_SONAME) $(DESTDIR)$(LIBDIR)/libtracecost.so \
+		$(DESTDIR)$(LIBDIR)/libtracecost.a $(DESTDIR)$(PKGCONFIGDIR)/tracecost.pc \
+		$(DESTDIR)$(LIBDIR)/tracecost/libtracecost-lttng.so \
+		$(DESTDIR)$(MANDIR)/man1/tracecost.1 \
+		$(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(MAN3_PAGES))) \
+		$(foreach l,$(MAN3_LINKS),$(DESTDIR)$(MANDIR)/man3/$(firstword $(subst :, ,$(l))).3) \
+		$(addprefix $(DESTDIR)$(INCLUDEDIR)/tracecost/,$(notdir $(PUBLIC_HDRS)))
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/tracecost $(DESTDIR)$(LIBDIR)/tracecost 2>/dev/null
+
+# make install into a temporary DESTDIR, then examples/ built with pkg-config
+# against it (a program and a shared object), run, and make uninstall.
+check-install: $(TRACECOST) $(LIBTC) $(LIBTC_SO) $(O)/tracecost.pc
+	@sh tests/install.sh $(O)
 
 deps:
 	@sh scripts/deps.sh
@@ -195,11 +341,13 @@ check-integration: $(TRACECOST) $(SECCOMP_DENY)
 	@sh tests/integration/runs.sh $(TRACECOST)
 	@sh tests/integration/noise.sh $(TRACECOST)
 	@sh tests/integration/newuser.sh $(TRACECOST) $(SECCOMP_DENY)
+	@sh tests/integration/peers.sh $(TRACECOST)
 
 check: deps
 	$(STAGE) build $(MAKE) --no-print-directory all
 	$(STAGE) unit $(MAKE) --no-print-directory check-unit
 	$(STAGE) integration $(MAKE) --no-print-directory check-integration
+	$(STAGE) install $(MAKE) --no-print-directory check-install
 	$(STAGE) san $(MAKE) --no-print-directory check-san
 	$(STAGE) tsan $(MAKE) --no-print-directory check-tsan
 	$(STAGE) fuzz $(MAKE) --no-print-directory check-fuzz
@@ -208,9 +356,9 @@ check: deps
 	@echo "check: all test groups passed"
 
 # A static tracecost for the QEMU initramfs (no shared libraries there).
-$(O)/tracecost-static: $(CLI_OBJS) $(SUBJECT_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC)
+$(O)/tracecost-static: $(CLI_OBJS) $(SUBJECT_OBJS) $(PEER_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC)
 	$(quiet) LD $(@:$(O)/%=%)
-	$(Q)$(CC) -static -o $@ $(CLI_OBJS) $(SUBJECT_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC) \
+	$(Q)$(CC) -static -o $@ $(CLI_OBJS) $(SUBJECT_OBJS) $(PEER_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC) \
 		-lurcu-memb -lurcu-common -ljansson -ltracefs -ltraceevent -lelf -lz -lcapstone \
 		-ldl -lm -pthread
 

@@ -128,6 +128,26 @@ void tc_recorder_totals(struct tc_recorder *rec, uint64_t *events, uint64_t *ove
 	pthread_mutex_unlock(&rec->lock);
 }
 
+int tc_recorder_read(struct tc_recorder *rec, int (*fn)(const struct tc_event *ev, int ring,
+							void *arg), void *arg)
+{
+	const struct tc_ring *r;
+	uint64_t i, first;
+	int ring = 0, ret = 0;
+
+	if (!rec || !fn)
+		return -EINVAL;
+	pthread_mutex_lock(&rec->lock);
+	for (r = rec->rings; r && !ret; r = r->next, ring++) {
+		/* the events still in the ring, oldest first */
+		first = r->head > (uint64_t)r->mask + 1 ? r->head - r->mask - 1 : 0;
+		for (i = first; i < r->head && !ret; i++)
+			ret = fn(&r->ev[i & r->mask], ring, arg);
+	}
+	pthread_mutex_unlock(&rec->lock);
+	return ret;
+}
+
 int tc_recorder_last(struct tc_recorder *rec, struct tc_event *ev)
 {
 	const struct tc_ring *r = tls_rings[rec->slot];

@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,8 +41,28 @@ static unsigned long tc_int3_hits;
 /* Test hook: sleep after each patch step, microseconds. Written by tests. */
 static unsigned int tc_poke_delay_us;
 
-#define for_each_jump_entry(e) \
-	for ((e) = __start_tc_jump_table; (e) < __stop_tc_jump_table; (e)++)
+/*
+ * The jump tables of the loaded objects (the kernel's jump_label_add_module
+ * list): a singly linked list, changed only under tc_key_mutex. The SIGTRAP
+ * handler walks it without the mutex (tc_find_site()): a table is taken off
+ * the list with a seq_cst store and its node freed only once no handler is
+ * inside the walk (tc_trap_walkers).
+ */
+struct tc_jump_module {
+	struct tc_jump_module *next;
+	const struct tc_jump_entry *start, *stop;
+	unsigned int users;		/* registrations (one per translation unit) */
+};
+
+static struct tc_jump_module *tc_jump_modules;
+
+/* SIGTRAP handlers inside tc_find_site()'s walk of tc_jump_modules. */
+static unsigned long tc_trap_walkers;
+
+/* Every entry of every registered table. Under tc_key_mutex. */
+#define for_each_jump_entry(m, e) \
+	for ((m) = tc_jump_modules; (m); (m) = (m)->next) \
+		for ((e) = (m)->start; (e) < (m)->stop; (e)++)
 
 /*
  * fork() while another thread flips a key: the child would inherit a locked
@@ -76,15 +97,14 @@ void tc_static_key_set_poke_delay(unsigned int usec)
 	__atomic_store_n(&tc_poke_delay_us, usec, __ATOMIC_RELAXED);
 }
 
-int (tc_static_key_sites)(const struct tc_static_key *key, void **addrs, int max)
+/* Number of sites of @key, the first @max stored in @addrs. Under tc_key_mutex. */
+static int tc_key_sites_locked(const struct tc_static_key *key, void **addrs, int max)
 {
+	const struct tc_jump_module *m;
 	const struct tc_jump_entry *e;
 	int n = 0;
 
-	if (!key || max < 0 || (max > 0 && !addrs))
-		return -EINVAL;
-	/* The table is immutable: no lock. */
-	for_each_jump_entry(e) {
+	for_each_jump_entry(m, e) {
 		if (tc_jump_entry_key(e) != key)
 			continue;
 		if (n < max)
@@ -92,6 +112,18 @@ int (tc_static_key_sites)(const struct tc_static_key *key, void **addrs, int max
 		if (n < INT_MAX)
 			n++;
 	}
+	return n;
+}
+
+int (tc_static_key_sites)(const struct tc_static_key *key, void **addrs, int max)
+{
+	int n;
+
+	if (!key || max < 0 || (max > 0 && !addrs))
+		return -EINVAL;
+	pthread_mutex_lock(&tc_key_mutex);
+	n = tc_key_sites_locked(key, addrs, max);
+	pthread_mutex_unlock(&tc_key_mutex);
 	return n;
 }
 
@@ -141,15 +173,41 @@ static struct sigaction tc_prev_trap;
  */
 static uintptr_t tc_poke_state;
 
-/* Returns the jump-table entry whose site starts at @ip, or NULL. */
-static const struct tc_jump_entry *tc_find_site(uintptr_t ip)
-{
-	const struct tc_jump_entry *e;
+/* What the SIGTRAP handler needs of a site, copied out of its table. */
+struct tc_site_ref {
+	uintptr_t target;
+	struct tc_static_key *key;
+	bool likely;
+};
 
-	for_each_jump_entry(e)
-		if (tc_jump_entry_code(e) == ip)
-			return e;
-	return NULL;
+/*
+ * Looks up the site that starts at @ip in every registered table, without
+ * the mutex (called by the SIGTRAP handler). Counted in tc_trap_walkers so
+ * that tc_jump_table_unregister() frees no table we are reading.
+ * Return: true and *@ref filled if @ip is a site.
+ */
+static bool tc_find_site(uintptr_t ip, struct tc_site_ref *ref)
+{
+	const struct tc_jump_module *m;
+	const struct tc_jump_entry *e;
+	bool found = false;
+
+	/* Pairs with the unlink + load of the count in tc_jump_table_unregister(). */
+	__atomic_fetch_add(&tc_trap_walkers, 1, __ATOMIC_SEQ_CST);
+	for (m = __atomic_load_n(&tc_jump_modules, __ATOMIC_SEQ_CST); m && !found;
+	     m = __atomic_load_n(&m->next, __ATOMIC_ACQUIRE)) {
+		for (e = m->start; e < m->stop; e++) {
+			if (tc_jump_entry_code(e) != ip)
+				continue;
+			ref->target = tc_jump_entry_target(e);
+			ref->key = tc_jump_entry_key(e);
+			ref->likely = tc_jump_entry_is_likely(e);
+			found = true;
+			break;
+		}
+	}
+	__atomic_fetch_sub(&tc_trap_walkers, 1, __ATOMIC_RELEASE);
+	return found;
 }
 
 /* Passes a SIGTRAP that is not ours to the previous disposition. */
@@ -186,7 +244,7 @@ static void tc_chain_trap(int sig, siginfo_t *si, void *uc)
 static void tc_sigtrap(int sig, siginfo_t *si, void *ctx)
 {
 	ucontext_t *uc = ctx;
-	const struct tc_jump_entry *e;
+	struct tc_site_ref site;
 	uintptr_t ip, state;
 	unsigned int spins;
 
@@ -199,8 +257,7 @@ static void tc_sigtrap(int sig, siginfo_t *si, void *ctx)
 	if (si->si_code != SI_KERNEL)
 		goto chain;
 	ip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP] - 1;
-	e = tc_find_site(ip);
-	if (!e)
+	if (!tc_find_site(ip, &site))
 		goto chain;
 	for (spins = 0; spins < (1u << 20); spins++) {
 		/* Acquire: the batch state was stored before the int3 was written. */
@@ -210,11 +267,10 @@ static void tc_sigtrap(int sig, siginfo_t *si, void *ctx)
 			goto ours;
 		}
 		state = __atomic_load_n(&tc_poke_state, __ATOMIC_ACQUIRE);
-		if (state && (struct tc_static_key *)(state & ~(uintptr_t)1) ==
-			     tc_jump_entry_key(e)) {
+		if (state && (struct tc_static_key *)(state & ~(uintptr_t)1) == site.key) {
 			/* Emulate the new instruction. */
-			if ((state & 1) ^ tc_jump_entry_is_likely(e))
-				uc->uc_mcontext.gregs[REG_RIP] = (greg_t)tc_jump_entry_target(e);
+			if ((state & 1) ^ site.likely)
+				uc->uc_mcontext.gregs[REG_RIP] = (greg_t)site.target;
 			else
 				uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(ip + TC_JUMP_SITE_SIZE);
 			goto ours;
@@ -433,12 +489,13 @@ static void tc_poke_revert(struct tc_static_key *key, bool enable,
 static int tc_key_update(struct tc_static_key *key, bool enable)
 {
 	const unsigned char int3 = INT3_INSN;
+	const struct tc_jump_module *m;
 	const struct tc_jump_entry *e;
 	struct tc_poke_site *p = NULL;
 	int i, n = 0, nr, ret;
 	bool tails = false;
 
-	nr = (tc_static_key_sites)(key, NULL, 0);
+	nr = tc_key_sites_locked(key, NULL, 0);
 	if (nr <= 0)
 		return nr;
 	ret = tc_patch_ready();
@@ -449,7 +506,7 @@ static int tc_key_update(struct tc_static_key *key, bool enable)
 		return -ENOMEM;
 
 	/* Step 0: every site must hold the old instruction (the kernel BUG()s). */
-	for_each_jump_entry(e) {
+	for_each_jump_entry(m, e) {
 		const unsigned char *cur;
 		bool likely = tc_jump_entry_is_likely(e);
 
@@ -553,7 +610,7 @@ const char *tc_static_key_impl(void)
 static int tc_key_update(struct tc_static_key *key, bool enable)
 {
 	(void)enable;
-	return (tc_static_key_sites)(key, NULL, 0) > 0 ? -ENOSYS : 0;
+	return tc_key_sites_locked(key, NULL, 0) > 0 ? -ENOSYS : 0;
 }
 
 #endif /* TC_STATIC_KEY_ASM_GOTO */
@@ -600,4 +657,88 @@ int (tc_static_key_disable)(struct tc_static_key *key)
 	}
 	pthread_mutex_unlock(&tc_key_mutex);
 	return ret;
+}
+
+/* Does the site of @e hold the instruction for its key's current count? Under tc_key_mutex. */
+static bool tc_site_current(const struct tc_jump_entry *e)
+{
+	bool jump = (tc_jump_entry_key(e)->enabled > 0) ^ tc_jump_entry_is_likely(e);
+	const unsigned char *insn = (const unsigned char *)tc_jump_entry_code(e);
+
+#if TC_STATIC_KEY_ASM_GOTO
+	return tc_site_is(insn, e, jump);
+#else
+	/* The compiled-in instruction: a NOP or "e9 rel32" (never rewritten here). */
+	return (insn[0] == 0xe9) == jump;
+#endif
+}
+
+void tc_jump_table_register(const struct tc_jump_entry *start, const struct tc_jump_entry *stop)
+{
+	struct tc_jump_module *m;
+	const struct tc_jump_entry *e;
+	int ret = 0;
+
+	if (!start || stop <= start)
+		return;
+	pthread_mutex_lock(&tc_key_mutex);
+	for (m = tc_jump_modules; m; m = m->next) {
+		if (m->start == start) {
+			m->users++;
+			pthread_mutex_unlock(&tc_key_mutex);
+			return;
+		}
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		ret = -ENOMEM;
+		goto fatal;
+	}
+	m->start = start;
+	m->stop = stop;
+	m->users = 1;
+	m->next = tc_jump_modules;
+	/* Published before any patch, so the int3 handler finds these sites. */
+	__atomic_store_n(&tc_jump_modules, m, __ATOMIC_SEQ_CST);
+
+	/* Sites of keys whose count is not their default: patch them now. */
+	for (e = start; e < stop; e++) {
+		if (tc_site_current(e))
+			continue;
+		ret = tc_key_update(tc_jump_entry_key(e), tc_jump_entry_key(e)->enabled > 0);
+		if (!ret && !tc_site_current(e))
+			ret = -EINVAL;
+		if (ret)
+			goto fatal;
+	}
+	pthread_mutex_unlock(&tc_key_mutex);
+	return;
+fatal:
+	/* A constructor cannot fail dlopen(); a stale site must not run. */
+	fprintf(stderr, "tracecost: cannot patch the static-key sites of a newly loaded object "
+		"(table %p) to the state of enabled keys: %s\n", (const void *)start,
+		strerror(-ret));
+	abort();
+}
+
+void tc_jump_table_unregister(const struct tc_jump_entry *start)
+{
+	struct tc_jump_module *m, **pp;
+
+	if (!start)
+		return;
+	pthread_mutex_lock(&tc_key_mutex);
+	for (pp = &tc_jump_modules; (m = *pp); pp = &m->next) {
+		if (m->start != start)
+			continue;
+		if (--m->users)
+			break;
+		__atomic_store_n(pp, m->next, __ATOMIC_SEQ_CST);
+		/* No handler may still walk into @m (see tc_find_site()). */
+		while (__atomic_load_n(&tc_trap_walkers, __ATOMIC_SEQ_CST))
+			sched_yield();
+		free(m);
+		break;
+	}
+	pthread_mutex_unlock(&tc_key_mutex);
 }

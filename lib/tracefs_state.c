@@ -305,6 +305,72 @@ int tc_tracefs_record_kmod(struct tc_tracefs *t, unsigned int what)
 	return err;
 }
 
+int tc_tracefs_uprobe_add(struct tc_tracefs *t, const char *group, const char *event,
+			  const char *spec)
+{
+	char msg[PATH_MAX + 64], line[PATH_MAX + 256], name[192];
+	json_t *st, *ups;
+	int fd, err;
+
+	t->err[0] = 0;
+	if (!t->begun || strncmp(group, "tracecost", 9) || strchr(group, '/') ||
+	    strchr(event, '/') || !*event || strchr(spec, '\n'))
+		return tcfs_err(t, -EINVAL, "uprobe %s/%s: bad name or no session", group, event);
+	snprintf(name, sizeof(name), "%s/%s", group, event);
+	st = tcfs_state_read(t->state_path, &err, msg, sizeof(msg));
+	if (!st)
+		return tcfs_err(t, err, "%s", msg);
+	ups = json_object_get(st, "uprobes");
+	if (!json_is_array(ups)) {
+		ups = json_array();
+		json_object_set_new(st, "uprobes", ups);
+	}
+	/* Recorded before it exists: a restore removes what may have been made. */
+	json_array_append_new(ups, json_string(name));
+	err = state_write(t, st);
+	json_decref(st);
+	if (err)
+		return err;
+	snprintf(line, sizeof(line), "p:%s %s\n", name, spec);
+	snprintf(msg, sizeof(msg), "%s/uprobe_events", t->dir);
+	fd = open(msg, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return tcfs_err(t, -errno, "%s: %s", msg, strerror(errno));
+	err = tcfs_write_all(fd, line, strlen(line));
+	close(fd);
+	if (err)
+		return tcfs_err(t, err, "defining uprobe %s (%s): %s", name, spec, strerror(-err));
+	return 0;
+}
+
+/* Remove the uprobe events the state file names (ours only: group tracecost*). */
+static int uprobes_remove(struct tc_tracefs *t, json_t *ups)
+{
+	char path[PATH_MAX + 32], line[256];
+	size_t i;
+	int fd, ret = 0, err;
+
+	if (!json_array_size(ups))
+		return 0;
+	snprintf(path, sizeof(path), "%s/uprobe_events", t->dir);
+	for (i = 0; i < json_array_size(ups); i++) {
+		const char *name = json_string_value(json_array_get(ups, i));
+
+		if (!name || strncmp(name, "tracecost", 9) || strlen(name) > 200)
+			continue;
+		fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+		if (fd < 0)
+			return tcfs_err(t, -errno, "%s: %s", path, strerror(errno));
+		snprintf(line, sizeof(line), "-:%s\n", name);
+		err = tcfs_write_all(fd, line, strlen(line));
+		close(fd);
+		/* never defined, or already gone */
+		if (err && err != -ENOENT && !ret)
+			ret = tcfs_err(t, err, "removing uprobe %s: %s", name, strerror(-err));
+	}
+	return ret;
+}
+
 /* ---- restore ---------------------------------------------------------- */
 
 #define KMOD_DEBUGFS	"/sys/kernel/debug"
@@ -428,6 +494,10 @@ static int state_undo(struct tc_tracefs *t, json_t *st, struct tc_restore_report
 		if (removed && r)
 			r->instances++;
 	}
+	/* after the instances: an event enabled in one cannot be removed */
+	err = uprobes_remove(t, json_object_get(st, "uprobes"));
+	if (err && !ret)
+		ret = err;
 	for (i = json_array_size(files); i-- > 0;) {
 		json_t *e = json_array_get(files, i);
 		const char *path = json_string_value(json_object_get(e, "path"));

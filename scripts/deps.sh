@@ -15,6 +15,9 @@ PKGS="gcc make binutils pkg-config liburcu-dev libjansson-dev libcmocka-dev jq m
 PKGS="$PKGS libelf-dev libcapstone-dev gnuplot-nox clang libclang-rt-dev"
 # tracecost noise: the churn half of its built-in load
 PKGS="$PKGS stress-ng"
+# C++ (the public headers are compiled as C++ by the tests); the user suite's peers
+# (--peers): LTTng-UST and its session daemon, USDT probes (sys/sdt.h)
+PKGS="$PKGS g++ liblttng-ust-dev lttng-tools systemtap-sdt-dev"
 KERNEL_PKGS="linux-headers-amd64 qemu-system-x86 busybox-static cpio gzip"
 KERNELS_PKGS="linux-source-6.1 flex bison bc libssl-dev libelf-dev xz-utils patch"
 check_only=0

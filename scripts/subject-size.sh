@@ -71,7 +71,7 @@ echo '#include "size_table.h"'
 echo 'const struct tc_subject_size tc_subject_sizes[] = {'
 n=0
 for obj in "$@"; do
-	id=$(basename "$obj" .o); id=${id#toggle_}
+	id=$(basename "$obj" .o); id=${id#toggle_}; id=${id#peer_}
 	# every .text* section of the object (cold parts may be split off)
 	text=$($SIZE -A "$obj" | awk '$1 ~ /^\.text/ { s += $2 } END { print s + 0 }')
 	dis=$($OBJDUMP -d --no-show-raw-insn "$obj")

@@ -31,13 +31,17 @@
 
 #include "cli.h"
 #include "pair_report.h"
+#include "peers.h"
 #include "size_table.h"
 
-static const struct tc_subject *const subjects[] = {
+/* The suite's columns; --peers appends its columns (src/peers.c). */
+static const struct tc_subject *subjects[TC_PEERS_MAX_COLUMNS] = {
 	&tc_subject_stock, &tc_subject_call, &tc_subject_callp,
 	&tc_subject_static, &tc_subject_staticp,
 };
-#define NR_SUBJECTS ((int)(sizeof(subjects) / sizeof(subjects[0])))
+static int nr_subjects = 5;
+#define NR_SUBJECTS nr_subjects
+#define NR_SUBJECTS_MAX TC_PEERS_MAX_COLUMNS
 
 static const struct {
 	const char *name;
@@ -70,7 +74,7 @@ struct user_opts {
 enum {
 	OPT_CPUS = 256, OPT_SAMPLES, OPT_BATCH, OPT_HIGHEST, OPT_PERCENTILE, OPT_REPEAT,
 	OPT_DO_WORK, OPT_PRIORITY, OPT_MLOCK, OPT_PER_CPU, OPT_UNIT, OPT_JSON, OPT_RAW,
-	OPT_RAW_MAX, OPT_FORMAT, OPT_HELP,
+	OPT_RAW_MAX, OPT_FORMAT, OPT_HELP, OPT_PEERS,
 };
 
 static const struct option long_opts[] = {
@@ -90,6 +94,7 @@ static const struct option long_opts[] = {
 	{ "raw-max", required_argument, NULL, OPT_RAW_MAX },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "help", no_argument, NULL, OPT_HELP },
+	{ "peers", required_argument, NULL, OPT_PEERS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -99,7 +104,7 @@ static void usage(void)
 	       "                     [--batch K] [--highest N] [--percentile P] [--repeat K]\n"
 	       "                     [--do-work] [--priority N] [--mlock] [--per-cpu]\n"
 	       "                     [--unit ns|ticks] [--format text|markdown|csv]\n"
-	       "                     [--json FILE] [--raw FILE] [--raw-max N]\n\n"
+	       "                     [--json FILE] [--raw FILE] [--raw-max N] [--peers all|LIST]\n\n"
 	       "  --runs N         N runs, each a fresh process, in one result file; the table\n"
 	       "                   is compare's, with verdicts (default 1; any suite)\n"
 	       "  --cpus LIST      CPUs to sample on, e.g. 0-3,6 (default: all online)\n"
@@ -116,7 +121,9 @@ static void usage(void)
 	       "  --json FILE      write the result file (doc/result-format.md)\n"
 	       "  --format FORMAT  tables as text (default), markdown or csv\n"
 	       "  --raw FILE       write raw samples as CSV\n"
-	       "  --raw-max N      rows kept for --raw (default 1000000)\n\n"
+	       "  --raw-max N      rows kept for --raw (default 1000000)\n"
+	       "  --peers LIST     also measure peers: all, or lttng,usdt,flag,floor (enabled\n"
+	       "                   usdt needs root; see tracecost(1))\n\n"
 	       "Other suites: tracecost run --suite kernel --help, --suite system --help.\n"
 	       "Single-pair samples cannot resolve less than the counter's step (printed in\n"
 	       "the header); compare means with --batch 16 or more.\n");
@@ -182,6 +189,9 @@ static void parse(int argc, char **argv, struct user_opts *o)
 			break;
 		case OPT_RAW_MAX:
 			o->raw_max = tc_cli_parse_u64("--raw-max", optarg, 1, 100000000);
+			break;
+		case OPT_PEERS:
+			tc_peers_parse(optarg);
 			break;
 		case 'h':
 		case OPT_HELP:
@@ -261,7 +271,7 @@ static void print_header(const struct run_data *d, FILE *f)
 
 static const char *const *col_names(void)
 {
-	static const char *names[NR_SUBJECTS];
+	static const char *names[NR_SUBJECTS_MAX];
 	int s;
 
 	for (s = 0; s < NR_SUBJECTS; s++)
@@ -299,7 +309,7 @@ static void print_tables(const struct run_data *d)
 		if (!o->per_cpu)
 			continue;
 		for (i = 0; i < o->nr_cpus; i++) {
-			struct tc_stats st[NR_SUBJECTS];
+			struct tc_stats st[NR_SUBJECTS_MAX];
 			char title[96];
 
 			for (s = 0; s < NR_SUBJECTS; s++) {
@@ -317,8 +327,8 @@ static void print_tables(const struct run_data *d)
 
 static void print_harness(const struct run_data *d)
 {
-	char cells[4][NR_SUBJECTS][48];
-	const char *cp[NR_SUBJECTS];
+	char cells[4][NR_SUBJECTS_MAX][48];
+	const char *cp[NR_SUBJECTS_MAX];
 	struct tc_table *t;
 	int s, p, r;
 
@@ -376,8 +386,8 @@ static const struct tc_subject_size *size_of(const char *id)
 
 static void print_size(const struct run_data *d)
 {
-	char cells[3 + TC_NR_SITES][NR_SUBJECTS][48];
-	const char *cp[NR_SUBJECTS];
+	char cells[3 + TC_NR_SITES][NR_SUBJECTS_MAX][48];
+	const char *cp[NR_SUBJECTS_MAX];
 	const struct tc_subject_size *stock = size_of("stock");
 	struct tc_table *t;
 	int s, r;
@@ -429,6 +439,27 @@ static void print_size(const struct run_data *d)
 		       "own tracing blocks). Toggle sites with tracing off: instructions[+instructions\n"
 		       "in the called toggle]/bytes at the site, frame excluded; out-of-line bytes:\n"
 		       "tracing blocks and called toggles of the six sites (scripts/subject-size.sh).\n\n");
+}
+
+static struct tc_peers_view peers_view(const struct run_data *d)
+{
+	static const char *names[TC_NR_USER_PAIRS];
+	int p;
+
+	for (p = 0; p < TC_NR_USER_PAIRS; p++)
+		names[p] = pairs[p].name;
+	return (struct tc_peers_view){
+		.subjects = subjects, .nr = nr_subjects, .npairs = TC_NR_USER_PAIRS,
+		.pair_names = names, .cells = d->main.cells, .st = d->st,
+		.batch = d->o->batch, .ci = &d->ci, .format = d->o->format,
+	};
+}
+
+static void print_peers(const struct run_data *d)
+{
+	struct tc_peers_view v = peers_view(d);
+
+	tc_peers_print(&v, stdout);
 }
 
 static json_t *size_json(const struct tc_subject_size *z)
@@ -485,6 +516,11 @@ static int write_json(const struct run_data *d)
 	if (!user) {
 		json_decref(root);
 		return -ENOMEM;
+	}
+	if (tc_peers_selected()) {
+		struct tc_peers_view pv = peers_view(d);
+
+		json_object_set_new(user, "peers", tc_peers_json(&pv));
 	}
 	json_object_set_new(root, "user", user);
 	err = tc_result_write(root, o->json);
@@ -576,6 +612,7 @@ int suite_user_run(int argc, char **argv)
 		tc_cli_fail("--mlock: mlockall failed: %s (needs CAP_IPC_LOCK or a larger "
 			    "RLIMIT_MEMLOCK)", strerror(errno));
 	tc_cli_catch_signals();
+	tc_peers_setup(subjects, &nr_subjects);
 
 	maxcpu = o.cpus[o.nr_cpus - 1] + 1;
 	irq0 = calloc((size_t)maxcpu, sizeof(*irq0));
@@ -605,6 +642,7 @@ int suite_user_run(int argc, char **argv)
 		goto interrupted;
 	for (i = 0; i < o.nr_cpus; i++)
 		d.irqs[i] = irq1[o.cpus[i]] - irq0[o.cpus[i]];
+	tc_peers_main_done(subjects, nr_subjects, &d.main);
 
 	/* The percentile row of the seed: a separate run on one pinned CPU. */
 	d.one_cpu = o.cpus[0];
@@ -632,7 +670,9 @@ int suite_user_run(int argc, char **argv)
 	print_tables(&d);
 	print_harness(&d);
 	print_size(&d);
+	print_peers(&d);
 	fflush(stdout);
+	tc_peers_teardown();
 	if (o.json) {
 		err = write_json(&d);
 		if (err)
@@ -654,6 +694,7 @@ int suite_user_run(int argc, char **argv)
 	return TC_EXIT_OK;
 
 interrupted:
+	tc_peers_teardown();
 	tc_sampler_result_free(&d.main);
 	tc_sampler_result_free(&d.one);
 	fprintf(stderr, "tracecost: interrupted; nothing written\n");

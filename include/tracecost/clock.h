@@ -26,6 +26,10 @@
 #include <time.h>
 #include <tracecost/compiler.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /**
  * tc_clock_read() - read the serialized counter (fast path, inline)
  *
@@ -115,5 +119,9 @@ static inline double tc_clock_ticks_to_ns(const struct tc_clock_info *info, doub
 {
 	return ticks * 1e9 / info->freq_hz;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* TRACECOST_CLOCK_H */

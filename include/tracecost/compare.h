@@ -83,6 +83,10 @@
 #include <stdint.h>
 #include <tracecost/result.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Repetitions a column needs for an interval. */
 #define TC_COMPARE_MIN_REPS	2
 /* Runs a column needs before its between-run variation is estimated. */
@@ -285,5 +289,9 @@ int tc_metric_parse(const char *name);
  * Such columns share their bootstrap draws.
  */
 bool tc_compare_same_run(const struct tc_result_file *a, const struct tc_result_file *b);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* TRACECOST_COMPARE_H */

@@ -28,6 +28,10 @@ typedef u32 tc_u32;
 #else
 #include <stdint.h>
 #include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 typedef uint64_t tc_u64;
 typedef uint32_t tc_u32;
 #endif
@@ -154,5 +158,9 @@ void tc_hist_merge(struct tc_hist *dst, const struct tc_hist *src);
 tc_u64 tc_hist_value_at_rank(const struct tc_hist *h, tc_u64 rank);
 void tc_topn_init(struct tc_topn *t, tc_u32 cap);
 void tc_topn_merge(struct tc_topn *dst, const struct tc_topn *src);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* TRACECOST_HIST_H */

@@ -7,6 +7,10 @@
 #ifndef TRACECOST_KMOD_H
 #define TRACECOST_KMOD_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TC_KMOD_DIR		"tracecost"	/* under debugfs */
 #define TC_KMOD_RESULTS_VERSION	2
 #define TC_KMOD_MAX_SAMPLES	100000000ull
@@ -42,5 +46,9 @@ enum tc_kmod_pair {
 	X(TC_KPAIR_RCU, "rcu", "RCU read-side Metrics")			\
 	X(TC_KPAIR_SPIN, "spin", "Spinlock Metrics")			\
 	X(TC_KPAIR_REF16, "ref16", "Reference (16 NOPs) Metrics")
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* TRACECOST_KMOD_H */

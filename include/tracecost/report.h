@@ -15,6 +15,10 @@
 
 #include <stdio.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum tc_table_format { TC_TABLE_TEXT, TC_TABLE_MARKDOWN, TC_TABLE_CSV };
 
 struct tc_table;
@@ -40,5 +44,9 @@ int tc_table_add_row(struct tc_table *t, const char *label, const char *const *c
 void tc_table_print(const struct tc_table *t, FILE *f, enum tc_table_format fmt);
 
 void tc_table_free(struct tc_table *t);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* TRACECOST_REPORT_H */

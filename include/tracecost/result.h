@@ -23,6 +23,10 @@
 #include <tracecost/stats.h>
 #include <tracecost/sysinfo.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /*
  * A run (one process, one module load, one boot) is written as a version-1
  * object: the header and one suite section. A file of several runs
@@ -345,5 +349,9 @@ int tc_result_file_row(const struct tc_result_file *f, const char *name);
  */
 void tc_result_rep_merge(const struct tc_result_rep *r, unsigned int k,
 			 struct tc_hist *h, struct tc_topn *t);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* TRACECOST_RESULT_H */

@@ -15,6 +15,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /**
  * struct tc_event - one recorded event (32 bytes)
  * @ts:		counter value (tc_clock_read_fast(): the sampler's counter,
@@ -63,6 +67,23 @@ int tc_recorder_thread_init(struct tc_recorder *rec);
 void tc_recorder_totals(struct tc_recorder *rec, uint64_t *events, uint64_t *overruns);
 
 /**
+ * tc_recorder_read() - the consumer: every event still in the rings
+ * @rec: the recorder
+ * @fn:	 called per event, oldest first within each thread's ring, with the
+ *	 ring's index (one ring per thread that recorded, in no set order);
+ *	 a non-zero return stops the walk
+ * @arg: passed to @fn
+ *
+ * A ring keeps its newest nr_events events (overwrite mode); the older
+ * ones are counted as overruns by tc_recorder_totals(). Call it when no
+ * writer runs, like tc_recorder_totals(); takes the recorder's lock.
+ *
+ * Return: 0 after the last event, @fn's non-zero return, or -EINVAL.
+ */
+int tc_recorder_read(struct tc_recorder *rec, int (*fn)(const struct tc_event *ev, int ring,
+							void *arg), void *arg);
+
+/**
  * tc_recorder_last() - copy the calling thread's newest event
  * Return: 0, or -ENOENT when this thread recorded nothing.
  */
@@ -80,5 +101,9 @@ void tc_record_probe(void *data, unsigned long ip, unsigned long parent_ip);
 
 /** tc_current_cpu() - this thread's CPU from rseq (glibc >= 2.35), else sched_getcpu() */
 int tc_current_cpu(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* TRACECOST_RINGBUF_H */

@@ -22,6 +22,10 @@
 #include <tracecost/hist.h>
 #include <tracecost/subject.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TC_SAMPLER_BLOCK	10000u	/* samples per pair x configuration per block */
 #define TC_SAMPLER_CALIB	10000u	/* empty samples behind each O */
 #define TC_SAMPLER_RING_EVENTS	4096u	/* per-thread ring of the recording probe */
@@ -171,5 +175,9 @@ void tc_cells_merge(struct tc_cell *cells, int nr, int nr_snap);
 /** tc_cells_free() - free cells, their snapshots' arrays and heaps (NULL is fine) */
 void tc_cells_free(struct tc_cell *cells, int nr, int nr_snap);
 void tc_sampler_result_free(struct tc_sampler_result *res);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* TRACECOST_SAMPLER_H */

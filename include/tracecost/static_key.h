@@ -36,18 +36,34 @@
  * --------------
  * Every site adds one struct tc_jump_entry to the section "tc_jump_table"
  * (a C identifier, so the static linker defines __start_tc_jump_table and
- * __stop_tc_jump_table). Entries are PC-relative like the kernel's
+ * __stop_tc_jump_table in every ELF object: the executable and each shared
+ * object). Entries are PC-relative like the kernel's
  * (CONFIG_HAVE_ARCH_JUMP_LABEL_RELATIVE): 32-bit offsets from the field to
  * the site and to the target, and a 64-bit offset to the key whose bit 0 is
- * set for a "likely" site. So entries need no run-time relocation. The
- * section is "aw" because a preemptible key symbol in a shared object would
- * need a dynamic relocation (the kernel's __jump_table is "aw" too).
+ * set for a "likely" site. In a shared object (-fPIC without -fPIE) a key
+ * with default visibility may be preempted by another object's definition,
+ * its address is no link-time constant and GCC before 14 refuses it as an
+ * asm operand; there the site gets a private pointer to the key (static,
+ * relocated by the dynamic loader, read-only after RELRO) and the entry
+ * points to that pointer with bit 1 set. The section is "aw" like the
+ * kernel's __jump_table.
  *
- * Constraint: only the sites linked into the same ELF object as
- * lib/static_key.o (the executable, for libtracecost.a) are in the table
- * this library walks. A site in another shared object is never patched.
- * Keys must be statically allocated: the branch macros need the key's
- * address as a link-time constant (the asm "i" constraint).
+ * One table per object, registered at load time (the kernel's
+ * jump_label_add_module()/jump_label_del_module()): this header gives every
+ * translation unit that includes it a constructor that hands the bounds of
+ * its object's table (hidden references, so each object names its own) to
+ * tc_jump_table_register(), and a destructor that calls
+ * tc_jump_table_unregister() (at exit, or at dlclose() of a shared object).
+ * A site is emitted only by the branch macros of this header, so every
+ * object with a site has the constructor: a site the library does not know
+ * of cannot exist once its object's constructors ran. A key defined in one
+ * object patches its sites in every loaded object; an object loaded while a
+ * key is enabled has its sites patched to the key's state by its
+ * constructor, before dlopen() returns. If that patch fails (the process
+ * cannot write its text any more), the library prints one line to stderr
+ * and aborts rather than run a stale site: a constructor cannot fail a
+ * dlopen(). Keys must be statically allocated: the branch macros need the
+ * key's address (or the pointer's) as a link-time constant.
  *
  * Patching safety (x86-64)
  * ------------------------
@@ -194,10 +210,17 @@ struct tc_static_key_true {
 };
 
 /* Initialisers: plain key, and typed keys (usable inside another struct's initialiser). */
+#ifdef __cplusplus
+#define TC_STATIC_KEY_INIT_FALSE	{ 0 }
+#define TC_STATIC_KEY_INIT_TRUE		{ 1 }
+#define TC_STATIC_KEY_FALSE_INIT	{ TC_STATIC_KEY_INIT_FALSE }
+#define TC_STATIC_KEY_TRUE_INIT		{ TC_STATIC_KEY_INIT_TRUE }
+#else
 #define TC_STATIC_KEY_INIT_FALSE	{ .enabled = 0 }
 #define TC_STATIC_KEY_INIT_TRUE		{ .enabled = 1 }
 #define TC_STATIC_KEY_FALSE_INIT	{ .key = TC_STATIC_KEY_INIT_FALSE }
 #define TC_STATIC_KEY_TRUE_INIT		{ .key = TC_STATIC_KEY_INIT_TRUE }
+#endif
 
 /* Definitions; prefix with "static" for a file-local key. */
 #define TC_DEFINE_STATIC_KEY_FALSE(name) \
@@ -213,10 +236,13 @@ struct tc_static_key_true {
  * struct tc_jump_entry - one patch site, in section tc_jump_table
  * @code:   site address minus &@code (signed 32-bit, PC-relative)
  * @target: branch target (the "taken" label) minus &@target
- * @key:    key address minus &@key, plus 1 for a "likely" site
+ * @key:    key address minus &@key, plus 1 for a "likely" site; or, with
+ *	    bit 1 set (TC_JUMP_ENTRY_INDIRECT), the address of a pointer to
+ *	    the key minus &@key (shared objects, see "The jump table")
  *
  * 16 bytes, 8-aligned; the linker concatenates the entries of every object
- * into one array [__start_tc_jump_table, __stop_tc_jump_table).
+ * file into one array [__start_tc_jump_table, __stop_tc_jump_table) per ELF
+ * object (executable or shared object).
  */
 struct tc_jump_entry {
 	int32_t code;
@@ -224,9 +250,18 @@ struct tc_jump_entry {
 	int64_t key;
 };
 
-/* Bounds of the table; weak so that a program without sites links (both NULL). */
-extern const struct tc_jump_entry __start_tc_jump_table[] __attribute__((weak));
-extern const struct tc_jump_entry __stop_tc_jump_table[] __attribute__((weak));
+#define TC_JUMP_ENTRY_LIKELY	1
+#define TC_JUMP_ENTRY_INDIRECT	2
+
+/*
+ * Bounds of the table of the ELF object that includes this header: hidden,
+ * so that a reference from a shared object is its own table; weak, so that a
+ * program without sites links (the empty section below makes them equal).
+ */
+extern const struct tc_jump_entry __start_tc_jump_table[]
+	__attribute__((weak, visibility("hidden")));
+extern const struct tc_jump_entry __stop_tc_jump_table[]
+	__attribute__((weak, visibility("hidden")));
 
 /* Site address of entry @e. */
 static inline uintptr_t tc_jump_entry_code(const struct tc_jump_entry *e)
@@ -243,16 +278,83 @@ static inline uintptr_t tc_jump_entry_target(const struct tc_jump_entry *e)
 /* Key of entry @e. */
 static inline struct tc_static_key *tc_jump_entry_key(const struct tc_jump_entry *e)
 {
-	return (struct tc_static_key *)(((uintptr_t)&e->key + (uintptr_t)e->key) &
-					~(uintptr_t)1);
+	uintptr_t v = (uintptr_t)&e->key + (uintptr_t)e->key;
+
+	if (v & TC_JUMP_ENTRY_INDIRECT)
+		return *(struct tc_static_key *const *)(v & ~(uintptr_t)3);
+	return (struct tc_static_key *)(v & ~(uintptr_t)3);
 }
 
 /* True if entry @e is a "likely" site (the kernel's branch bit). */
 static inline bool tc_jump_entry_is_likely(const struct tc_jump_entry *e)
 {
-	return ((uintptr_t)&e->key + (uintptr_t)e->key) & 1;
+	return ((uintptr_t)&e->key + (uintptr_t)e->key) & TC_JUMP_ENTRY_LIKELY;
 }
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * tc_jump_table_register() - make an object's sites known to the library
+ * @start: first entry of the object's tc_jump_table section
+ * @stop:  one past its last entry
+ *
+ * Called by the constructor this header gives every translation unit (so
+ * once per unit: the library counts registrations of the same table). Sites
+ * of keys that are enabled now are patched to the key's state before it
+ * returns; if that is impossible the process is aborted with a message (a
+ * stale site would be a silent failure). An empty table (@start == @stop)
+ * is ignored. Not for direct use.
+ */
+void tc_jump_table_register(const struct tc_jump_entry *start,
+			    const struct tc_jump_entry *stop);
+
+/**
+ * tc_jump_table_unregister() - forget an object's sites (its destructor)
+ * @start: as given to tc_jump_table_register()
+ *
+ * The last unregistration of a table removes it, after any key flip in
+ * progress finished and no SIGTRAP handler still reads it. Not for direct use.
+ */
+void tc_jump_table_unregister(const struct tc_jump_entry *start);
+
+#ifdef __cplusplus
+}
+#endif
+
+/*
+ * The registration of this object's table: one constructor and one
+ * destructor per translation unit, plus an empty tc_jump_table section so
+ * the linker always defines the bounds.
+ */
+__asm__(".pushsection tc_jump_table, \"aw\"\n\t.popsection");
+
+static void __attribute__((constructor, used)) __tc_jump_table_ctor(void)
+{
+	tc_jump_table_register(__start_tc_jump_table, __stop_tc_jump_table);
+}
+
+static void __attribute__((destructor, used)) __tc_jump_table_dtor(void)
+{
+	tc_jump_table_unregister(__start_tc_jump_table);
+}
+
+/*
+ * Key type dispatch: __tc_key_is_true(x) is 1 for a struct
+ * tc_static_key_true *, 0 for a struct tc_static_key_false *, a compile
+ * error for anything else (C: a call to an error function; C++: an
+ * incomplete template).
+ */
+#ifdef __cplusplus
+template <typename T> struct __tc_key_kind;
+template <> struct __tc_key_kind<struct tc_static_key_true> { enum { is_true = 1 }; };
+template <> struct __tc_key_kind<const struct tc_static_key_true> { enum { is_true = 1 }; };
+template <> struct __tc_key_kind<struct tc_static_key_false> { enum { is_true = 0 }; };
+template <> struct __tc_key_kind<const struct tc_static_key_false> { enum { is_true = 0 }; };
+#define __tc_key_is_true(x)	((int)__tc_key_kind<__typeof__(*(x))>::is_true)
+#define __tc_key_checked(x, e)	(e)
+#else
 /* Referenced only when a branch macro is given something that is not a typed key. */
 extern bool __tc_static_branch_wrong_type(void)
 	__attribute__((error("tc_static_branch_*() needs a struct tc_static_key_true/false *")));
@@ -261,44 +363,50 @@ extern bool __tc_static_branch_wrong_type(void)
 	__builtin_types_compatible_p(__typeof__(*(x)), struct tc_static_key_true)
 #define __tc_key_is_false(x) \
 	__builtin_types_compatible_p(__typeof__(*(x)), struct tc_static_key_false)
+#define __tc_key_checked(x, e) \
+	__builtin_choose_expr(__tc_key_is_true(x) || __tc_key_is_false(x), (e), \
+			      __tc_static_branch_wrong_type())
+#endif
 
 #if TC_STATIC_KEY_ASM_GOTO
 
 /*
- * The site: a 5-byte NOP (falls through: the expression is false) or a
- * forced 5-byte jmp to the "taken" label (the expression is true), plus its
- * jump-table entry. @key must be a link-time constant address; @likely is
- * 0 or 1 (the entry's branch bit). Statement expressions rather than inline
- * functions, so the "i" operands are constants even at -O0.
+ * The site: one asm goto whose instruction is chosen by the assembler from
+ * @jump (0 or 1, a constant): a 5-byte NOP (falls through: the expression
+ * is false) or a forced 5-byte jmp to the "taken" label (the expression is
+ * true), plus its jump-table entry. @likely is 0 or 1 (the entry's branch
+ * bit). Statement expressions rather than inline functions, so the "i"
+ * operands are constants even at -O0.
  */
-#define __tc_jump_entry_asm(key_op, likely_op)					\
-	".pushsection tc_jump_table, \"aw\"\n\t"				\
-	".balign 8\n\t"								\
-	".long 1b - ., %l[l_yes] - .\n\t"					\
-	".quad %c" key_op " + %c" likely_op " - .\n\t"				\
-	".popsection\n\t"
+#if defined(__PIC__) && !defined(__PIE__)
+/* Shared object: the entry points to a private, relocated pointer to the key. */
+#define __TC_SITE_KEY_DECL(k)	static struct tc_static_key *const __tc_kp = (k);
+#define __TC_SITE_KEY_OP(k)	(&__tc_kp)
+#define __TC_SITE_KEY_FLAGS	"2"
+#else
+#define __TC_SITE_KEY_DECL(k)
+#define __TC_SITE_KEY_OP(k)	(k)
+#define __TC_SITE_KEY_FLAGS	"0"
+#endif
 
-#define __tc_arch_branch_nop(k, likely) ({					\
+#define __tc_arch_branch(k, jump, likely) ({					\
 	__label__ l_yes, l_done;						\
 	bool __tc_ret;								\
-	__asm__ goto("1: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"		\
-		     __tc_jump_entry_asm("0", "1")				\
-		     : : "i"(k), "i"(likely) : : l_yes);			\
-	__tc_ret = false;							\
-	goto l_done;								\
-l_yes:										\
-	__tc_ret = true;							\
-l_done:										\
-	__tc_ret;								\
-})
-
-#define __tc_arch_branch_jump(k, likely) ({					\
-	__label__ l_yes, l_done;						\
-	bool __tc_ret;								\
-	__asm__ goto("1: .byte 0xe9\n\t"					\
+	__TC_SITE_KEY_DECL(k)							\
+	__asm__ goto("1:\n\t"							\
+		     ".if %c1\n\t"						\
+		     ".byte 0xe9\n\t"						\
 		     ".long %l[l_yes] - (1b + 5)\n\t"				\
-		     __tc_jump_entry_asm("0", "1")				\
-		     : : "i"(k), "i"(likely) : : l_yes);			\
+		     ".else\n\t"						\
+		     ".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"			\
+		     ".endif\n\t"						\
+		     ".pushsection tc_jump_table, \"aw\"\n\t"			\
+		     ".balign 8\n\t"						\
+		     ".long 1b - ., %l[l_yes] - .\n\t"				\
+		     ".quad %c0 + %c2 + " __TC_SITE_KEY_FLAGS " - .\n\t"	\
+		     ".popsection\n\t"						\
+		     : : "i"(__TC_SITE_KEY_OP(k)), "i"(jump), "i"(likely)	\
+		     : : l_yes);						\
 	__tc_ret = false;							\
 	goto l_done;								\
 l_yes:										\
@@ -317,12 +425,8 @@ l_done:										\
  * a concurrent enable/disable, during which either value may be seen.
  */
 #define tc_static_branch_unlikely(x)						\
-	((bool)__builtin_expect(						\
-		__builtin_choose_expr(__tc_key_is_true(x),			\
-			__tc_arch_branch_jump(&(x)->key, 0),			\
-		__builtin_choose_expr(__tc_key_is_false(x),			\
-			__tc_arch_branch_nop(&(x)->key, 0),			\
-			__tc_static_branch_wrong_type())), 0))
+	((bool)__builtin_expect(__tc_key_checked(x,				\
+		__tc_arch_branch(&(x)->key, __tc_key_is_true(x), 0)), 0))
 
 /**
  * tc_static_branch_likely() - test a static key, guarded code in line
@@ -331,19 +435,13 @@ l_done:										\
  * Return: true iff the key is enabled (count > 0).
  */
 #define tc_static_branch_likely(x)						\
-	((bool)__builtin_expect(						\
-		__builtin_choose_expr(__tc_key_is_true(x),			\
-			!__tc_arch_branch_nop(&(x)->key, 1),			\
-		__builtin_choose_expr(__tc_key_is_false(x),			\
-			!__tc_arch_branch_jump(&(x)->key, 1),			\
-			__tc_static_branch_wrong_type())), 1))
+	((bool)__builtin_expect(__tc_key_checked(x,				\
+		!__tc_arch_branch(&(x)->key, !__tc_key_is_true(x), 1)), 1))
 
 #else /* !TC_STATIC_KEY_ASM_GOTO: flag test */
 
 #define __tc_static_key_flag(x)							\
-	__builtin_choose_expr(__tc_key_is_true(x) || __tc_key_is_false(x),	\
-		TC_READ_ONCE((x)->key.enabled) > 0,				\
-		__tc_static_branch_wrong_type())
+	__tc_key_checked(x, TC_READ_ONCE((x)->key.enabled) > 0)
 
 #define tc_static_branch_unlikely(x)	((bool)__builtin_expect(__tc_static_key_flag(x), 0))
 #define tc_static_branch_likely(x)	((bool)__builtin_expect(__tc_static_key_flag(x), 1))
@@ -354,6 +452,25 @@ l_done:										\
  * Accept a typed key or a plain struct tc_static_key * in the functions
  * below (a checked cast: anything else but a void * is a compile error).
  */
+#ifdef __cplusplus
+static inline struct tc_static_key *__tc_to_key(void *k)
+{
+	return (struct tc_static_key *)k;
+}
+static inline struct tc_static_key *__tc_to_key(struct tc_static_key *k) { return k; }
+static inline const struct tc_static_key *__tc_to_key(const struct tc_static_key *k) { return k; }
+static inline struct tc_static_key *__tc_to_key(struct tc_static_key_true *k) { return &k->key; }
+static inline const struct tc_static_key *__tc_to_key(const struct tc_static_key_true *k)
+{
+	return &k->key;
+}
+static inline struct tc_static_key *__tc_to_key(struct tc_static_key_false *k) { return &k->key; }
+static inline const struct tc_static_key *__tc_to_key(const struct tc_static_key_false *k)
+{
+	return &k->key;
+}
+extern "C" {
+#else
 #define __tc_to_key(x) _Generic((x),						\
 	void *: (struct tc_static_key *)(x),					\
 	struct tc_static_key *: (x),						\
@@ -362,6 +479,7 @@ l_done:										\
 	const struct tc_static_key_true *: (const struct tc_static_key *)(x),	\
 	struct tc_static_key_false *: (struct tc_static_key *)(x),		\
 	const struct tc_static_key_false *: (const struct tc_static_key *)(x))
+#endif
 
 /**
  * tc_static_key_patch_check() - can this process patch its sites?
@@ -425,8 +543,9 @@ bool tc_static_key_enabled(const struct tc_static_key *key);
  * @addrs: array of @max pointers to fill (may be NULL when @max is 0)
  * @max:   capacity of @addrs
  *
- * Every site is TC_JUMP_SITE_SIZE bytes long. Source: the tc_jump_table
- * section of the object this library is linked into.
+ * Every site is TC_JUMP_SITE_SIZE bytes long. Source: the registered jump
+ * tables of every loaded object (see "The jump table"). Takes the
+ * library's mutex: not from a signal handler.
  *
  * Return: the number of sites of @key (which may exceed @max; only the first
  * @max are stored), or -EINVAL for a NULL key, a negative @max or NULL
@@ -458,6 +577,10 @@ unsigned long tc_static_key_int3_hits(void);
  * Makes threads that run a site during a flip hit the int3 reliably.
  */
 void tc_static_key_set_poke_delay(unsigned int usec);
+
+#ifdef __cplusplus
+}
+#endif
 
 #define tc_static_key_enable(k)		(tc_static_key_enable)(__tc_to_key(k))
 #define tc_static_key_disable(k)	(tc_static_key_disable)(__tc_to_key(k))

@@ -11,6 +11,10 @@
 #include <stdbool.h>
 #include <tracecost/hist.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /**
  * struct tc_stats - the seed tables' figures, exact over all samples given
  * @n:		number of samples
@@ -105,5 +109,9 @@ tc_u64 tc_stats_value_at_rank(const struct tc_hist *h, const struct tc_topn *t,
  * Return: the quantile, or NAN for @p or @df out of range.
  */
 double tc_stats_t_quantile(double p, double df);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* TRACECOST_STATS_H */

@@ -11,6 +11,10 @@
 #include <tracecost/clock.h>
 #include <tracecost/toggle.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct tc_tracepoint;
 
 /* Pairs of the user suite, in table order. */
@@ -106,5 +110,9 @@ static tc_always_inline void tc_do_work(void)
 			}							\
 		}								\
 	} while (0)
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* TRACECOST_SUBJECT_H */

@@ -7,6 +7,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /**
  * struct tc_sysinfo - machine and kernel description for result headers
  * @cpu_model:	 "model name" of /proc/cpuinfo (first CPU)
@@ -47,5 +51,9 @@ int tc_sysinfo_read(struct tc_sysinfo *si);
  * Return: 0, or -errno if /proc/interrupts cannot be read.
  */
 int tc_interrupts_read(uint64_t *per_cpu, int max);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* TRACECOST_SYSINFO_H */

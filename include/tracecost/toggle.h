@@ -28,12 +28,23 @@
 
 #include <tracecost/compiler.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /*
- * local-exec TLS: a %fs-relative operand with a link-time offset, so each raw
- * toggle is one instruction ("addl $1, %fs:off"). libtracecost is a static
- * library linked into executables; a shared build would need initial-exec.
+ * TLS model of the library's per-thread variables. initial-exec by default:
+ * valid in an executable and in a shared object (libtracecost.so, or an
+ * object referencing its variables), one GOT load plus a %fs-relative
+ * access. The tracecost binary links libtracecost.a into the executable
+ * and builds with -DTC_TLS_MODEL='"local-exec"': a %fs-relative operand
+ * with a link-time offset, so each raw toggle is one instruction
+ * ("addl $1, %fs:off"). local-exec cannot go into a shared object.
  */
-#define TC_TLS __thread __attribute__((tls_model("local-exec")))
+#ifndef TC_TLS_MODEL
+#define TC_TLS_MODEL "initial-exec"
+#endif
+#define TC_TLS __thread __attribute__((tls_model(TC_TLS_MODEL)))
 
 /* Per-thread preempt count (in units of 1, like PREEMPT_OFFSET). */
 extern TC_TLS int tc_preempt_count_tls;
@@ -124,5 +135,9 @@ static tc_always_inline void tc_raw_irq_restore(unsigned long flags)
 	TC_WRITE_ONCE(tc_irqs_disabled_tls, (unsigned char)(flags != 0));
 	tc_barrier();
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* TRACECOST_TOGGLE_H */

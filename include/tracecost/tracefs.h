@@ -53,6 +53,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TC_TRACEFS_STATE_DIR	"/run/tracecost"
 #define TC_PROFILE_NAME_MAX	32
 #define TC_PROFILE_MAX_EVENTS	64
@@ -250,6 +254,25 @@ int tc_tracefs_begin(struct tc_tracefs *t);
 int tc_tracefs_record_file(struct tc_tracefs *t, const char *path);
 
 /**
+ * tc_tracefs_uprobe_add() - define a uprobe event, recorded for the restore
+ * @t:	   session, after tc_tracefs_begin()
+ * @group: event group, must start with "tracecost" (only those are removed)
+ * @event: event name
+ * @spec:  "PATH:0xOFFSET" or "PATH:0xOFFSET(0xREF_CTR_OFFSET)", file offsets
+ *	   (Documentation/trace/uprobetracer.rst)
+ *
+ * The name goes into the state file first, then "p:GROUP/EVENT SPEC" is
+ * appended to uprobe_events. tc_tracefs_end() and tc_tracefs_restore()
+ * remove it again ("-:GROUP/EVENT"), after the instances. Enable it in the
+ * private instance with a profile naming GROUP:EVENT.
+ *
+ * Return: 0, -EINVAL (name), -errno of the state write or of the kernel
+ * (its error_log has the detail).
+ */
+int tc_tracefs_uprobe_add(struct tc_tracefs *t, const char *group, const char *event,
+			  const char *spec);
+
+/**
  * tc_tracefs_apply() - create the private instance and enable @p in it
  * @t: session, after tc_tracefs_begin()
  * @p: a checked, available profile (not "none": that is no instance)
@@ -402,5 +425,9 @@ int tc_tracefs_state_owner(const char *state_dir, long *pid);
  */
 int tc_tracefs_restore(const char *state_dir, struct tc_restore_report *r, char *err,
 		       size_t len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* TRACECOST_TRACEFS_H */

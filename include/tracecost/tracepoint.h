@@ -76,6 +76,10 @@
 #include <tracecost/compiler.h>
 #include <tracecost/static_key.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /**
  * struct tc_probe - one attached probe
  * @func: void (*)(void *data, proto...), NULL in the terminator
@@ -306,5 +310,9 @@ static tc_always_inline void __tc_tp_read_unlock(void)
 #define tc_trace(name, ...)		TC_CONCAT(tc_trace_, name)(__VA_ARGS__)
 #define tc_trace_enabled(name)		TC_CONCAT(tc_trace_, TC_CONCAT(name, _enabled))()
 #define tc_tracepoint_ptr(name)		(&TC_CONCAT(__tc_tp_, name))
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* TRACECOST_TRACEPOINT_H */

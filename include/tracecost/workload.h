@@ -30,6 +30,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TC_WL_MAX_METRICS	24
 #define TC_WL_MAX_PIDS		1024
 #define TC_WL_MAX_LIST		16
@@ -223,5 +227,9 @@ static inline bool tc_wl_stopped(const struct tc_wl_ctx *ctx)
 {
 	return ctx->o->stop && *ctx->o->stop;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* TRACECOST_WORKLOAD_H */

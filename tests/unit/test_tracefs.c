@@ -525,6 +525,58 @@ static void test_state_restore(void **state)
  * After each tracefs test, even one cut short by a failed assertion: remove
  * the instances this process made (tracecost-PID, tctest-PID).
  */
+/* Whether uprobe_events defines GROUP/EVENT @name. */
+static bool uprobe_defined(struct tc_tracefs *t, const char *name)
+{
+	char path[4200], line[512];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/uprobe_events", tc_tracefs_dir(t));
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "p:", 2) && !strncmp(line + 2, name, strlen(name)) &&
+		    line[2 + strlen(name)] == ' ')
+			found = true;
+	fclose(f);
+	return found;
+}
+
+/* Uprobes: recorded before they exist, removed by end and by restore after a "crash". */
+static void test_uprobe_restore(void **state)
+{
+	struct tc_tracefs *t = open_or_skip(), *hold = NULL;
+	struct tc_restore_report r;
+	char dir[96], err[256], ev[48], name[96], spec[64];
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/state", tmpdir);
+	assert_int_equal(tc_tracefs_open(&hold, dir), 0);
+	snprintf(ev, sizeof(ev), "u%d", (int)getpid());
+	snprintf(name, sizeof(name), "tracecost_test/%s", ev);
+	/* a file offset inside /bin/sh's text: defined, never enabled */
+	snprintf(spec, sizeof(spec), "/bin/sh:0x1000");
+	assert_int_equal(tc_tracefs_uprobe_add(t, "tracecost_test", ev, spec), -EINVAL);
+	assert_int_equal(tc_tracefs_begin(t), 0);
+	assert_int_equal(tc_tracefs_uprobe_add(t, "other", ev, spec), -EINVAL);
+	assert_int_equal(tc_tracefs_uprobe_add(t, "tracecost_test", "a/b", spec), -EINVAL);
+	assert_int_equal(tc_tracefs_uprobe_add(t, "tracecost_test", ev, spec), 0);
+	assert_true(uprobe_defined(t, name));
+	/* end removes it */
+	assert_int_equal(tc_tracefs_end(t), 0);
+	assert_false(uprobe_defined(t, name));
+	/* "crash" after defining it: restore removes it */
+	assert_int_equal(tc_tracefs_begin(t), 0);
+	assert_int_equal(tc_tracefs_uprobe_add(t, "tracecost_test", ev, spec), 0);
+	assert_true(uprobe_defined(hold, name));
+	tc_tracefs_close(t);
+	assert_int_equal(tc_tracefs_restore(dir, &r, err, sizeof(err)), 0);
+	assert_true(r.found);
+	assert_false(uprobe_defined(hold, name));
+	tc_tracefs_close(hold);
+}
+
 static int remove_ours(void **state)
 {
 	char name[48];
@@ -609,6 +661,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_kernel_refuses_filter, remove_ours),
 		cmocka_unit_test_teardown(test_state_restore, remove_ours),
 		cmocka_unit_test_teardown(test_supervise, remove_ours),
+		cmocka_unit_test_teardown(test_uprobe_restore, remove_ours),
 	};
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
