@@ -1031,6 +1031,7 @@ static void widen_affinity(void)
 int cmd_noise(int argc, char **argv)
 {
 	static struct noise_run d;
+	long pid;
 	int i, err;
 
 	widen_affinity();
@@ -1051,9 +1052,14 @@ int cmd_noise(int argc, char **argv)
 		tc_cli_usage("%s", tc_noise_error(d.n));
 	if (err)
 		tc_cli_fail("%s", tc_noise_error(d.n));
-	if (tc_cli_stale_state())
-		tc_cli_fail("the state file of an interrupted run is still there (tracing it set up may "
-			    "still be on): run 'tracecost restore' first");
+	switch (tc_cli_state(&pid)) {
+	case TC_STATE_LIVE:
+		tc_cli_fail("another tracecost run (pid %ld) holds %s/lock and is tracing now: "
+			    "wait for it to end", pid, TC_TRACEFS_STATE_DIR);
+	case TC_STATE_STALE:
+		tc_cli_fail("the state file of an interrupted run (pid %ld) is still there (tracing "
+			    "it set up may still be on): run 'tracecost restore' first", pid);
+	}
 	for (i = 0; i < d.o.nr_cpus; i++)
 		if (!d.isolated[i])
 			fprintf(stderr, "tracecost: CPU %d is not isolated (not in nohz_full, not "
