@@ -561,33 +561,7 @@ static void test_int3_path(void **state)
 
 #if TC_STATIC_KEY_ASM_GOTO
 static TC_DEFINE_STATIC_KEY_FALSE(key_fake);
-
-/*
- * Sends this thread a SIGTRAP with si_code TRAP_BRKPT (what a hardware
- * breakpoint or a debugger's step looks like) from a syscall instruction
- * whose last byte is registered as a "site" of key_fake: at delivery,
- * RIP - 1 is a site start, as the handler's int3 test would see it.
- */
-static tc_noinline long trap_brkpt_at_fake_site(siginfo_t *si)
-{
-	long pid = getpid(), tid = syscall(SYS_gettid), ret;
-	/* set after the calls above, which may clobber it */
-	register long r10 __asm__("r10") = (long)si;
-
-	__asm__ __volatile__("syscall\n"
-			     "2:\n\t"
-			     ".pushsection tc_jump_table, \"aw\"\n\t"
-			     ".balign 8\n\t"
-			     ".long (2b - 1) - ., 2b - .\n\t"
-			     ".quad %c[key] - .\n\t"
-			     ".popsection\n\t"
-			     : "=a"(ret)
-			     : "0"((long)__NR_rt_tgsigqueueinfo), "D"(pid), "S"(tid),
-			       "d"((long)SIGTRAP), "r"(r10),
-			       [key] "i"(&key_fake)
-			     : "rcx", "r11", "memory");
-	return ret;
-}
+static tc_noinline bool run_fake(void) { return tc_static_branch_unlikely(&key_fake); }
 #endif
 
 /*
@@ -599,16 +573,30 @@ static void test_sigtrap_not_int3(void **state)
 {
 	(void)state;
 #if TC_STATIC_KEY_ASM_GOTO
+	struct sigaction cur;
+	ucontext_t uc;
 	siginfo_t si;
 	int before = my_traps;
+	uintptr_t site = (uintptr_t)only_site(&key_fake.key);
 
-	/* the library's handler is installed (test_sigtrap_chain), ours chained */
+	assert_false(run_fake());
+	/*
+	 * The library's handler is installed (test_sigtrap_chain), ours chained.
+	 * It is called as the kernel would deliver a hardware-breakpoint trap
+	 * (TRAP_BRKPT) whose RIP - 1 is the start of a real site: it must pass
+	 * it on, and leave RIP alone.
+	 */
+	assert_int_equal(sigaction(SIGTRAP, NULL, &cur), 0);
+	assert_true(cur.sa_flags & SA_SIGINFO);
 	memset(&si, 0, sizeof(si));
+	memset(&uc, 0, sizeof(uc));
 	si.si_signo = SIGTRAP;
 	si.si_code = TRAP_BRKPT;
-	assert_int_equal(trap_brkpt_at_fake_site(&si), 0);
+	uc.uc_mcontext.gregs[REG_RIP] = (greg_t)(site + 1);
+	cur.sa_sigaction(SIGTRAP, &si, &uc);
 	assert_int_equal(my_traps, before + 1);
 	assert_int_equal(my_trap_code, TRAP_BRKPT);
+	assert_true(uc.uc_mcontext.gregs[REG_RIP] == (greg_t)(site + 1));
 #else
 	skip();
 #endif
