@@ -17,6 +17,8 @@
 #include <jansson.h>
 
 #include <tracecost/compare_noise.h>
+#include <tracecost/file.h>
+#include <tracecost/result.h>
 
 #define MAX_CPUS	4096
 #define MAX_COUNTS	100000
@@ -235,10 +237,17 @@ int tc_noise_result_read(const char *path, struct tc_noise_result **out, char *e
 
 bool tc_noise_result_is(const char *path)
 {
-	json_t *root = json_load_file(path, 0, NULL);
+	char err[128], *buf;
 	const char *s;
+	json_t *root;
+	size_t len;
 	bool is;
 
+	/* regular files only, bounded, never blocking (a FIFO is the reader's to refuse) */
+	if (tc_file_read(path, TC_RESULT_MAX_BYTES, &buf, &len, err, sizeof(err)))
+		return false;
+	root = json_loadb(buf, len, 0, NULL);
+	free(buf);
 	if (!root)
 		return false;
 	s = json_is_object(root) ? str_of(root, "suite") : NULL;
