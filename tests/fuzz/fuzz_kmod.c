@@ -3,11 +3,13 @@
  * tests/fuzz/fuzz_kmod.c - libFuzzer harness of the reader of the module's
  * debugfs results (parse_results() in src/suite_kernel.c, included here
  * whole: the parser is static there). Setup: 2 CPUs (0, 1), pairs irq and
- * preempt, one repetition, top-4. For any text the reader either fills the
+ * preempt, 3 samples, one repetition, top-4, no pair event (the results'
+ * version-2 echo of those parameters). For any text the reader either fills the
  * snapshots (buckets in range, then merged by tc_cells_merge() as a run
  * would) or rejects it the way the CLI does: one line and exit 1, here
  * exit() renamed to tc_fuzz_exit(), which jumps back.
  */
+#define _GNU_SOURCE
 #include <setjmp.h>
 
 #include "../../src/suite_kernel.c"
@@ -41,6 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.pairs[0] = TC_KPAIR_IRQ;
 	o.pairs[1] = TC_KPAIR_PREEMPT;
 	o.highest = 4;
+	o.samples = 3;
 	o.repeat = 1;
 	cells = tc_cells_alloc(2, 2, o.highest);
 	text = malloc(size + 1);
@@ -54,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		}
 	} else {
-		parse_results(text, &o, cpus, 2, cells, 0, 0, &kc);
+		parse_results(text, &o, cpus, 2, 0, cells, NULL, 0, 0, &kc);
 		for (i = 0; i < 2; i++)
 			for (k = 0; k < 2; k++) {
 				const struct tc_snapshot *s = &cells[i].snap[k];
