@@ -84,6 +84,8 @@ int suite_kernel_run(int argc, char **argv);
 int suite_system_run(int argc, char **argv);
 /* tracecost restore (src/cmd_restore.c) */
 int cmd_restore(int argc, char **argv);
+/* tracecost vm (src/cmd_vm.c): a kernel build booted under QEMU */
+int cmd_vm(int argc, char **argv);
 
 /* compare, size, plot (src/cmd_compare.c, cmd_size.c, cmd_plot.c). */
 int cmd_compare(int argc, char **argv);

@@ -27,6 +27,8 @@ static const struct tc_command commands[] = {
 	{ "size", "binary size impact: tracecost size ELF... [--symbols PATTERN]", cmd_size },
 	{ "plot", "latency distributions: tracecost plot FILE[:CONFIG]... --out F.svg", cmd_plot },
 	{ "restore", "put back tracing settings after a killed run: tracecost restore", cmd_restore },
+	{ "vm", "boot a kernel build under QEMU, run there: tracecost vm --kernel BZIMAGE ...",
+	  cmd_vm },
 };
 
 static void usage(FILE *f)
