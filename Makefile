@@ -67,7 +67,8 @@ TRACECOST	:= $(O)/tracecost
 RUN_ARGS	?=
 
 .PHONY: all run check check-unit check-san check-integration bench deps clean asm \
-	check-kernel deps-kernel check-kernel-if-available check-fuzz
+	check-kernel deps-kernel check-kernel-if-available check-fuzz check-vm check-vm-if-available seed-table \
+	check-seed-table
 all: $(TRACECOST) $(UNIT_BINS)
 
 $(O)/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h) Makefile
@@ -145,6 +146,7 @@ check: deps
 	@$(MAKE) --no-print-directory check-san
 	@$(MAKE) --no-print-directory check-fuzz
 	@$(MAKE) --no-print-directory check-kernel-if-available
+	@$(MAKE) --no-print-directory check-vm-if-available
 	@echo "check: all test groups passed"
 
 # A static tracecost for the QEMU initramfs (no shared libraries there).
@@ -161,12 +163,38 @@ check-kernel: deps-kernel
 deps-kernel:
 	@sh scripts/deps.sh kernel
 
+# tracecost vm end to end with Debian's kernel (tests/vm/vm.sh): bad input,
+# missing QEMU, a module that does not build, a kernel that does not boot, two
+# deterministic boots with identical counts, the system suite in the guest.
+check-vm: deps-kernel
+	@$(MAKE) --no-print-directory $(TRACECOST) $(O)/tracecost-static
+	@sh tests/vm/vm.sh $(O)
+
+# The preemptirq thread's tables from source (kernel/seed-table.sh, doc/
+# seed-table.md): the kernels stock, irqsoff, preemptirq (our patch series)
+# and lockdep, built by make kernels and booted by tracecost vm --deterministic.
+SEED_KERNELS	:= stock irqsoff preemptirq lockdep
+KERNEL_CACHE	?= $(O)/kernels
+seed-table: deps-kernel
+	@$(MAKE) --no-print-directory $(TRACECOST) $(O)/tracecost-static
+	@$(MAKE) --no-print-directory kernels KERNELS="$(SEED_KERNELS)" KERNEL_CACHE="$(KERNEL_CACHE)"
+	@sh kernel/seed-table.sh $(O) $(KERNEL_CACHE)
+
+# seed-table, then its assertions (tests/vm/seed-table.sh)
+check-seed-table: seed-table
+	@sh tests/vm/seed-table.sh $(O) $(KERNEL_CACHE)
+
 # make check runs the QEMU test when QEMU and Debian's kernel packages are here
 # (.ci/run installs them); elsewhere it says why it skipped.
 check-kernel-if-available:
 	@if sh scripts/deps.sh --check kernel; then \
 		$(MAKE) --no-print-directory check-kernel; \
 	else echo "check-kernel: skipped (run 'make deps-kernel' as root to install QEMU and the kernel packages)"; fi
+
+check-vm-if-available:
+	@if sh scripts/deps.sh --check kernel; then \
+		$(MAKE) --no-print-directory check-vm; \
+	else echo "check-vm: skipped (run 'make deps-kernel' as root to install QEMU and the kernel packages)"; fi
 
 # libFuzzer (clang) on the result reader and the comparison behind it, for
 # FUZZ_SECONDS, from the seed corpus in tests/fuzz/; inputs that once

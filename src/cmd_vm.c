@@ -670,18 +670,84 @@ static const char *find_in_path(const char *prog)
 	return NULL;
 }
 
+/* Boot the guest once: QEMU's exit status, or -1 on timeout. */
+static int boot(const struct vm_opts *o, const char *qemu, const char *accel, char *initrd)
+{
+	char console[4300], data[4300], cmdline[4096], mem[16], smp[16], log[4300];
+	char *qargv[40];
+	int a = 0, n;
+
+	pathf(console, sizeof(console), "file:%s/console", vm_dir);
+	pathf(data, sizeof(data), "file:%s/data", vm_dir);
+	pathf(log, sizeof(log), "%s/qemu.log", vm_dir);
+	n = snprintf(cmdline, sizeof(cmdline), "console=ttyS0 panic=-1 oops=panic%s%s",
+		     o->append ? " " : "", o->append ? o->append : "");
+	if (n >= (int)sizeof(cmdline))
+		tc_cli_fail("--append: command line too long");
+	snprintf(mem, sizeof(mem), "%u", o->memory);
+	snprintf(smp, sizeof(smp), "%u", o->smp);
+	qargv[a++] = (char *)qemu;
+	qargv[a++] = "-accel";
+	qargv[a++] = (char *)accel;
+	if (!strcmp(accel, "kvm")) {
+		qargv[a++] = "-cpu";
+		qargv[a++] = "host";
+	}
+	qargv[a++] = "-m";
+	qargv[a++] = mem;
+	qargv[a++] = "-smp";
+	qargv[a++] = smp;
+	if (o->deterministic) {
+		qargv[a++] = "-icount";
+		qargv[a++] = "shift=0,align=off,sleep=off";
+		qargv[a++] = "-rtc";
+		qargv[a++] = "base=2024-01-01T00:00:00,clock=vm";
+	}
+	qargv[a++] = "-nodefaults";
+	qargv[a++] = "-display";
+	qargv[a++] = "none";
+	qargv[a++] = "-no-reboot";
+	qargv[a++] = "-kernel";
+	qargv[a++] = (char *)o->kernel;
+	qargv[a++] = "-initrd";
+	qargv[a++] = initrd;
+	qargv[a++] = "-append";
+	qargv[a++] = cmdline;
+	qargv[a++] = "-serial";
+	qargv[a++] = console;
+	qargv[a++] = "-serial";
+	qargv[a++] = data;
+	qargv[a] = NULL;
+	return run_child(qargv, log, o->timeout);
+}
+
+/* Whether the guest's /init reported on the data port. */
+static bool guest_started(void)
+{
+	char path[4300];
+	char *buf;
+	bool ok;
+
+	pathf(path, sizeof(path), "%s/data", vm_dir);
+	buf = read_all(path, NULL);
+	ok = buf && strstr(buf, "@@START");
+	free(buf);
+	return ok;
+}
+
 int cmd_vm(int argc, char **argv)
 {
 	char exe[4096], top[4096], stat_bin[4300], init[4300], ko[4300], path[4300];
-	char initrd[4300], console[4300], data[4300], cmdline[4096], mem[16], smp[16];
+	char initrd[4300], console[4300], data[4300];
 	const char *qemu, *name, *accel, *tmpdir;
 	char release[128] = "";
 	struct vm_opts o;
 	struct cpio c = { 0 };
+	struct stat st;
 	json_error_t je;
 	json_t *root;
 	char *buf, *out, *err, *res, *p;
-	int rc, grc, n;
+	int rc, grc;
 	ssize_t len;
 
 	parse(argc, argv, &o);
@@ -768,53 +834,12 @@ int cmd_vm(int argc, char **argv)
 	if (fclose(c.f))
 		tc_cli_fail("cannot write %s", initrd);
 
-	/* the boot */
-	pathf(console, sizeof(console), "file:%s/console", vm_dir);
-	pathf(data, sizeof(data), "file:%s/data", vm_dir);
-	n = snprintf(cmdline, sizeof(cmdline), "console=ttyS0 panic=-1 oops=panic%s%s",
-		     o.append ? " " : "", o.append ? o.append : "");
-	if (n >= (int)sizeof(cmdline))
-		tc_cli_fail("--append: command line too long");
-	snprintf(mem, sizeof(mem), "%u", o.memory);
-	snprintf(smp, sizeof(smp), "%u", o.smp);
-	{
-		char *qargv[40];
-		int a = 0;
-
-		qargv[a++] = (char *)qemu;
-		qargv[a++] = "-accel";
-		qargv[a++] = (char *)accel;
-		if (!strcmp(accel, "kvm")) {
-			qargv[a++] = "-cpu";
-			qargv[a++] = "host";
-		}
-		qargv[a++] = "-m";
-		qargv[a++] = mem;
-		qargv[a++] = "-smp";
-		qargv[a++] = smp;
-		if (o.deterministic) {
-			qargv[a++] = "-icount";
-			qargv[a++] = "shift=0,align=off,sleep=off";
-			qargv[a++] = "-rtc";
-			qargv[a++] = "base=2024-01-01T00:00:00,clock=vm";
-		}
-		qargv[a++] = "-nodefaults";
-		qargv[a++] = "-display";
-		qargv[a++] = "none";
-		qargv[a++] = "-no-reboot";
-		qargv[a++] = "-kernel";
-		qargv[a++] = (char *)o.kernel;
-		qargv[a++] = "-initrd";
-		qargv[a++] = initrd;
-		qargv[a++] = "-append";
-		qargv[a++] = cmdline;
-		qargv[a++] = "-serial";
-		qargv[a++] = console;
-		qargv[a++] = "-serial";
-		qargv[a++] = data;
-		qargv[a] = NULL;
-		pathf(path, sizeof(path), "%s/qemu.log", vm_dir);
-		rc = run_child(qargv, path, o.timeout);
+	/* the boot; an automatic KVM that cannot start the guest falls back to TCG */
+	rc = boot(&o, qemu, accel, initrd);
+	if (o.accel == ACCEL_AUTO && !strcmp(accel, "kvm") && !guest_started()) {
+		fprintf(stderr, "tracecost: KVM did not start the guest; booting under TCG\n");
+		accel = "tcg";
+		rc = boot(&o, qemu, accel, initrd);
 	}
 	pathf(console, sizeof(console), "%s/console", vm_dir);
 	pathf(data, sizeof(data), "%s/data", vm_dir);
@@ -847,7 +872,8 @@ int cmd_vm(int argc, char **argv)
 				" exit %d); console tail:\n", rc);
 		print_tail(console, VM_TAIL_LINES);
 		pathf(path, sizeof(path), "%s/qemu.log", vm_dir);
-		print_tail(path, 3);
+		if (!stat(path, &st) && st.st_size > 0)
+			print_tail(path, 3);
 		free(buf);
 		exit(TC_EXIT_FAIL);
 	}

@@ -1,0 +1,97 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# make check-seed-table: assertions on the files make seed-table left in
+# BUILD_DIR/seed-table/ (kernel/seed-table.sh). Counts are instructions
+# (QEMU -icount shift=0), so they are compared exactly, never as times:
+#   - every kernel's two boots give identical medians, min and max of every
+#     pair and column (the deterministic mode);
+#   - the seed's shape claims, per pair (irq, preempt, irq_save):
+#       preemptirq <= stock + 2 (at most one NOP per site: a pair has two),
+#       irqsoff > preemptirq (the out-of-line hooks cost when idle),
+#       irqsoff+ >= irqsoff + 100 and preemptirq+ >= preemptirq + 100
+#       (an enabled event costs far more than any idle hook);
+#   - the "+" columns recorded events, the others none;
+#   - every system workload gave a figure on every kernel;
+#   - the patched kernel's vmlinux has more text than stock's (the NOPs).
+# Usage: tests/vm/seed-table.sh BUILD_DIR KERNEL_CACHE
+set -u
+O=$(readlink -f "$1")
+KC=$(readlink -f "$2")
+r=$O/seed-table
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok   - $1"; }
+not_ok() { fail=$((fail + 1)); echo "FAIL - $1"; }
+
+# med FILE PAIR CONFIG [STAT]
+med() {
+	jq -r --arg p "$2" --arg c "$3" --arg s "${4:-median}" \
+		'.kernel.pairs[] | select(.name == $p) | .cells[] | select(.configuration == $c) |
+		 .stats[$s]' "$1" 2>/dev/null
+}
+stats() { # every pair x column: name, median, min, max
+	jq -c '[.kernel.pairs[] | .name as $p | .cells[] |
+		[$p, .configuration, .stats.median, .stats.min, .stats.max]]' "$1" 2>/dev/null
+}
+
+for k in stock irqsoff preemptirq lockdep; do
+	a=$(stats "$r/$k-kernel-1.json")
+	b=$(stats "$r/$k-kernel-2.json")
+	if [ -n "$a" ] && [ "$a" = "$b" ]; then
+		ok "$k: two boots give identical counts $a"
+	else
+		not_ok "$k: counts differ between boots: '$a' vs '$b'"
+	fi
+done
+
+for p in irq preempt irq_save; do
+	s=$(med "$r/stock-kernel-1.json" $p stock)
+	i=$(med "$r/irqsoff-kernel-1.json" $p irqsoff)
+	ip=$(med "$r/irqsoff-kernel-1.json" $p irqsoff+)
+	t=$(med "$r/preemptirq-kernel-1.json" $p preemptirq)
+	tp=$(med "$r/preemptirq-kernel-1.json" $p preemptirq+)
+	fig="stock $s, irqsoff $i, irqsoff+ $ip, preemptirq $t, preemptirq+ $tp"
+	if [ -z "$s" ] || [ -z "$i" ] || [ -z "$ip" ] || [ -z "$t" ] || [ -z "$tp" ]; then
+		not_ok "$p: a column is missing ($fig)"
+		continue
+	fi
+	[ "$t" -le $((s + 2)) ] && ok "$p: preemptirq <= stock + 2 ($fig)" ||
+		not_ok "$p: preemptirq costs more than a NOP per site when off ($fig)"
+	[ "$i" -gt "$t" ] && ok "$p: irqsoff > preemptirq when off ($fig)" ||
+		not_ok "$p: irqsoff is not dearer than preemptirq when off ($fig)"
+	[ "$ip" -ge $((i + 100)) ] && ok "$p: irqsoff+ >= irqsoff + 100 ($fig)" ||
+		not_ok "$p: enabling events on irqsoff costs under 100 ($fig)"
+	[ "$tp" -ge $((t + 100)) ] && ok "$p: preemptirq+ >= preemptirq + 100 ($fig)" ||
+		not_ok "$p: enabling events on preemptirq costs under 100 ($fig)"
+done
+
+for k in irqsoff preemptirq; do
+	f=$r/$k-kernel-1.json
+	if jq -e '.kernel.events | test("preemptirq:")' "$f" >/dev/null 2>&1 &&
+		jq -e '[.kernel.configurations[] | select(.tracepoints) | .events_recorded > 0] | all' "$f" >/dev/null 2>&1 &&
+		jq -e '[.kernel.configurations[] | select(.tracepoints | not) | .events_recorded == 0] | all' "$f" >/dev/null 2>&1; then
+		ok "$k: the + column recorded preemptirq events, the other none ($(jq -r .kernel.events "$f"))"
+	else
+		not_ok "$k: events/preemptirq were not what the + column recorded ($(jq -c '[.kernel.events, [.kernel.configurations[].events_recorded]]' "$f" 2>&1))"
+	fi
+done
+
+for k in stock irqsoff preemptirq lockdep; do
+	f=$r/$k-system.json
+	n=$(jq '[.. | objects | select(has("median")) | .median | select(type == "number" and . > 0)] | length' "$f" 2>/dev/null)
+	[ "${n:-0}" -ge 6 ] && ok "$k: system suite gave $n figures" ||
+		not_ok "$k: system suite figures missing (${n:-no file})"
+done
+
+text() { size -A "$1" 2>/dev/null | awk '$1 == ".text" { print $2 }'; }
+st=$(text "$KC/stock/vmlinux")
+pt=$(text "$KC/preemptirq/vmlinux")
+if [ -n "$st" ] && [ -n "$pt" ] && [ "$pt" -gt "$st" ]; then
+	ok "vmlinux .text: preemptirq $pt > stock $st bytes (+$((pt - st)))"
+else
+	not_ok "vmlinux .text: preemptirq '$pt' vs stock '$st'"
+fi
+
+echo "check-seed-table: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
