@@ -38,4 +38,5 @@ send stderr /vm/stderr
 out "@@RC $rc"
 out "@@DONE"
 sync
-poweroff -f
+# -no-reboot: QEMU exits on the reboot (kernels without ACPI cannot power off)
+reboot -f
