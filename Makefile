@@ -7,6 +7,7 @@
 #   make check      install dependencies, build, run every test (also under ASan+UBSan)
 #   make bench      print benchmark figures (see BENCHMARKS.md)
 #   make deps       install missing Debian packages (root) or print the apt-get line
+#   make kernels    build kernels from Debian's linux-source (KERNELS="debug ...", kernel/build.sh)
 #
 # Layout: include/tracecost (public API), lib/ (libtracecost), subjects/ (the toggle
 # subject, one source built once per configuration), src/ (the CLI), tests/, bench/.
@@ -67,8 +68,8 @@ TRACECOST	:= $(O)/tracecost
 RUN_ARGS	?=
 
 .PHONY: all run check check-unit check-san check-integration bench deps clean asm \
-	check-kernel deps-kernel check-kernel-if-available check-fuzz check-vm check-vm-if-available seed-table \
-	check-seed-table
+	check-kernel deps-kernel check-kernel-if-available check-fuzz kernels deps-kernels \
+	check-vm check-vm-if-available seed-table check-seed-table
 all: $(TRACECOST) $(UNIT_BINS)
 
 $(O)/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h) Makefile
@@ -163,6 +164,17 @@ check-kernel: deps-kernel
 deps-kernel:
 	@sh scripts/deps.sh kernel
 
+# Kernels from Debian's linux-source-6.1: kernel/configs/NAME.config on top of
+# tinyconfig + base.config, each a kbuild O= tree $(KERNEL_CACHE)/NAME (bzImage,
+# vmlinux, Module.symvers), cached by a hash of its inputs (kernel/build.sh).
+KERNELS		?= debug
+KERNEL_CACHE	?= $(O)/kernels
+kernels: deps-kernels
+	@KERNEL_CACHE="$(KERNEL_CACHE)" V="$(V)" bash kernel/build.sh $(KERNELS)
+
+deps-kernels:
+	@sh scripts/deps.sh kernels
+
 # tracecost vm end to end with Debian's kernel (tests/vm/vm.sh): bad input,
 # missing QEMU, a module that does not build, a kernel that does not boot, two
 # deterministic boots with identical counts, the system suite in the guest.
@@ -174,7 +186,6 @@ check-vm: deps-kernel
 # seed-table.md): the kernels stock, irqsoff, preemptirq (our patch series)
 # and lockdep, built by make kernels and booted by tracecost vm --deterministic.
 SEED_KERNELS	:= stock irqsoff preemptirq lockdep
-KERNEL_CACHE	?= $(O)/kernels
 seed-table: deps-kernel
 	@$(MAKE) --no-print-directory $(TRACECOST) $(O)/tracecost-static
 	@$(MAKE) --no-print-directory kernels KERNELS="$(SEED_KERNELS)" KERNEL_CACHE="$(KERNEL_CACHE)"

@@ -7,12 +7,14 @@
 #
 #   deps.sh            the build, the tests and the user suite
 #   deps.sh kernel     also QEMU, busybox and Debian's kernel headers (make check-kernel)
+#   deps.sh kernels    also what make kernels needs (Debian's linux-source-6.1, flex, bison...)
 #   deps.sh --check G  exit 0 if group G is installed, 1 if not; installs nothing
 set -eu
 PKGS="gcc make binutils pkg-config liburcu-dev libjansson-dev libcmocka-dev jq man-db groff-base time bsdextrautils libtracefs-dev libtraceevent-dev"
 # compare/size/plot: ELF (libelf), disassembly (capstone), plots (gnuplot), fuzzing (clang + libFuzzer)
 PKGS="$PKGS libelf-dev libcapstone-dev gnuplot-nox clang libclang-rt-dev"
 KERNEL_PKGS="linux-headers-amd64 qemu-system-x86 busybox-static cpio gzip"
+KERNELS_PKGS="linux-source-6.1 flex bison bc libssl-dev libelf-dev xz-utils patch"
 check_only=0
 if [ "${1:-}" = "--check" ]; then
 	check_only=1
@@ -20,6 +22,8 @@ if [ "${1:-}" = "--check" ]; then
 fi
 if [ "${1:-}" = "kernel" ]; then
 	PKGS="$PKGS $KERNEL_PKGS"
+elif [ "${1:-}" = "kernels" ]; then
+	PKGS="$PKGS $KERNELS_PKGS"
 fi
 missing=""
 for p in $PKGS; do

@@ -1,0 +1,222 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# kernel/build.sh: the one kernel-build path of the project (make kernels).
+#
+#   kernel/build.sh NAME...      build kernel/configs/NAME.config for each NAME
+#
+# Each NAME is built from Debian's linux-source-6.1 (/usr/src/linux-source-6.1.tar.xz)
+# as x86_64 tinyconfig + kernel/configs/base.config + kernel/configs/NAME.config,
+# with kbuild's O= into
+#
+#   $KERNEL_CACHE/NAME-HASH12/     .config, vmlinux, arch/x86/boot/bzImage,
+#                                  Module.symvers, build.log
+#   $KERNEL_CACHE/NAME             symlink to it
+#
+# so that `make -C $KERNEL_CACHE/NAME M=/abs/kmod modules` builds a module
+# against it. HASH covers the linux-source package version, the compiler,
+# base.config, NAME.config, the patches NAME.config names and this script; a
+# directory whose hash is unchanged and whose build finished is reused.
+#
+# A fragment may name a patch series with a line
+#   # tracecost-patches: DIR
+# DIR is kernel/patches/DIR/: its `series` file (one patch per line, # comments)
+# if there is one, otherwise its *.patch in sorted order, applied with patch -p1
+# to a copy of the source of its own; configurations without the line share
+# one pristine tree. Source trees live in $KERNEL_CACHE/src/.
+#
+# Every option a fragment sets must survive `make olddefconfig`, otherwise the
+# build fails naming the option (a typo or an unmet dependency).
+#
+# Environment: KERNEL_CACHE (default build/kernels), V=1 (show the kernel's
+# commands), JOBS (default: nproc). The cache is locked with flock, so two
+# callers wait for each other instead of colliding.
+set -eu -o pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cfgdir=$top/kernel/configs
+tarball=${LINUX_SOURCE_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+cache=${KERNEL_CACHE:-$top/build/kernels}
+jobs=${JOBS:-$(nproc)}
+verbose=${V:-0}
+
+die() { echo "kernels: $*" >&2; exit 1; }
+
+[ $# -gt 0 ] || die "usage: kernel/build.sh NAME... (configurations in kernel/configs/)"
+for name in "$@"; do
+	case "$name" in
+	base) die "base is the fragment every configuration shares, not a configuration" ;;
+	*[!A-Za-z0-9_-]*|"") die "bad configuration name '$name'" ;;
+	esac
+	[ -r "$cfgdir/$name.config" ] || die "no configuration '$name' (kernel/configs/$name.config)"
+done
+[ -r "$tarball" ] || die "$tarball is missing (make deps-kernels installs linux-source-6.1)"
+for tool in flex bison bc gcc make xz; do
+	command -v $tool >/dev/null 2>&1 || die "$tool is missing (make deps-kernels)"
+done
+
+srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || true)
+[ -n "$srcver" ] || srcver=$(stat -c '%s-%Y' "$tarball")
+ccver=$(gcc --version | head -n 1)
+
+mkdir -p "$cache/src"
+cache=$(cd "$cache" && pwd)
+exec 9>"$cache/.lock"
+if ! flock -n 9; then
+	echo "kernels: waiting for another build in $cache"
+	flock 9
+fi
+
+# patch_dir FRAGMENT: the DIR of its "# tracecost-patches: DIR" line, or nothing
+patch_dir() {
+	sed -n 's/^# tracecost-patches:[[:space:]]*\([^[:space:]]*\).*/\1/p' "$1" | tail -n 1
+}
+
+# patch_list DIR: the patches of kernel/patches/DIR, in the order they apply
+patch_list() {
+	d=$top/kernel/patches/$1
+	if [ -f "$d/series" ]; then
+		sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$d/series" | while read -r p; do
+			echo "$d/$p"
+		done
+	else
+		for p in "$d"/*.patch; do
+			[ -e "$p" ] && echo "$p"
+		done
+	fi
+	return 0
+}
+
+# pristine: unpack the source once
+pristine=$cache/src/linux-$srcver
+if [ ! -f "$pristine/.tracecost-unpacked" ]; then
+	echo "kernels: unpacking $(basename "$tarball") ($srcver)"
+	rm -rf "$pristine" "$pristine.tmp"
+	mkdir -p "$pristine.tmp"
+	tar -xJf "$tarball" -C "$pristine.tmp" --strip-components=1
+	touch "$pristine.tmp/.tracecost-unpacked"
+	mv "$pristine.tmp" "$pristine"
+fi
+
+# source_tree FRAGMENT: print the source tree for it (patched copy if it names patches)
+source_tree() {
+	pd=$(patch_dir "$1")
+	if [ -z "$pd" ]; then
+		echo "$pristine"
+		return 0
+	fi
+	[ -d "$top/kernel/patches/$pd" ] || die "$(basename "$1"): kernel/patches/$pd does not exist"
+	plist=$(patch_list "$pd")
+	[ -n "$plist" ] || die "kernel/patches/$pd has no patches"
+	# shellcheck disable=SC2086
+	ph=$( (echo "$srcver"; cat $plist) | sha256sum | cut -c1-12)
+	tree=$cache/src/$pd-$ph
+	if [ ! -f "$tree/.tracecost-patched" ]; then
+		echo "kernels: patching a copy of the source with kernel/patches/$pd" >&2
+		rm -rf "$tree" "$tree.tmp"
+		cp -a "$pristine" "$tree.tmp"
+		for p in $plist; do
+			if ! patch -p1 -s -d "$tree.tmp" <"$p" >"$tree.tmp/.patch.log" 2>&1; then
+				cat "$tree.tmp/.patch.log" >&2
+				rm -rf "$tree.tmp"
+				die "$p does not apply to linux-source $srcver"
+			fi
+		done
+		touch "$tree.tmp/.tracecost-patched"
+		mv "$tree.tmp" "$tree"
+	fi
+	echo "$tree"
+}
+
+# expect FRAGMENT...: "SYMBOL VALUE" per option, the last assignment winning;
+# VALUE is "n" for "# CONFIG_X is not set"
+expect() {
+	awk '
+	/^CONFIG_[A-Za-z0-9_]+=/ {
+		i = index($0, "="); s = substr($0, 1, i - 1); v = substr($0, i + 1)
+		if (!(s in val)) order[++n] = s
+		val[s] = v; next
+	}
+	/^# CONFIG_[A-Za-z0-9_]+ is not set$/ {
+		s = $2
+		if (!(s in val)) order[++n] = s
+		val[s] = "n"; next
+	}
+	/^[[:space:]]*$/ || /^#/ { next }
+	{ printf "kernels: %s:%d: not a config line: %s\n", FILENAME, FNR, $0 > "/dev/stderr"; bad = 1 }
+	END { for (k = 1; k <= n; k++) print order[k], val[order[k]]; exit bad }
+	' "$@"
+}
+
+fmt_time() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
+
+rc=0
+for name in "$@"; do
+	frag=$cfgdir/$name.config
+	src=$(source_tree "$frag") || exit 1
+	pd=$(patch_dir "$frag")
+	plist=""
+	[ -n "$pd" ] && plist=$(patch_list "$pd")
+	# shellcheck disable=SC2086
+	hash=$( (echo "linux-source $srcver"; echo "$ccver"; cat "$cfgdir/base.config" "$frag" \
+		$plist "$top/kernel/build.sh") | sha256sum | cut -c1-12)
+	out=$cache/$name-$hash
+	if [ -f "$out/.tracecost-built" ] && [ -r "$out/arch/x86/boot/bzImage" ]; then
+		ln -sfn "$name-$hash" "$cache/$name"
+		echo "kernels: $name cached ($hash)"
+		continue
+	fi
+	mkdir -p "$out"
+	log=$out/build.log
+	start=$(date +%s)
+	want=$out/.tracecost-expect
+	expect "$cfgdir/base.config" "$frag" >"$want" || die "$name: bad config fragment"
+	kmake() { make -C "$src" O="$out" ARCH=x86_64 V="$verbose" "$@"; }
+	(
+		set -e
+		echo "== tinyconfig + base.config + $name.config ($src)"
+		kmake tinyconfig
+		# apply the fragments: drop every symbol they set, then append their values
+		awk '{ print $1 }' "$want" >"$out/.tracecost-syms"
+		grep -v -E "^(# )?($(paste -sd'|' "$out/.tracecost-syms"))[= ]" "$out/.config" >"$out/.config.new" || true
+		awk '{ if ($2 == "n") print "# " $1 " is not set"; else print $1 "=" $2 }' "$want" \
+			>>"$out/.config.new"
+		mv "$out/.config.new" "$out/.config"
+		kmake olddefconfig
+	) >"$log" 2>&1 || {
+		tail -n 30 "$log" >&2
+		die "$name: configuration failed (full log: $log)"
+	}
+	lost=""
+	while read -r sym val; do
+		now=$(sed -n "s/^$sym=//p" "$out/.config")
+		if [ "$val" = n ]; then
+			if [ -n "$now" ]; then lost="$lost $sym=n(is $now)"; fi
+		elif [ "$now" != "$val" ]; then
+			lost="$lost $sym=$val(is ${now:-not set})"
+		fi
+	done <"$want"
+	if [ -n "$lost" ]; then
+		echo "kernels: $name: options that did not survive olddefconfig (typo or unmet dependency):$lost" >&2
+		rc=1
+		continue
+	fi
+	if [ "$verbose" = 1 ]; then
+		ok=0
+		if ! kmake -j"$jobs" all 2>&1 | tee -a "$log"; then ok=1; fi
+	else
+		ok=0
+		if ! kmake -j"$jobs" all >>"$log" 2>&1; then ok=1; fi
+	fi
+	end=$(date +%s)
+	if [ "$ok" -ne 0 ] || [ ! -r "$out/arch/x86/boot/bzImage" ] || [ ! -r "$out/Module.symvers" ]; then
+		tail -n 40 "$log" >&2
+		echo "kernels: $name FAILED after $(fmt_time $((end - start))) (full log: $log)" >&2
+		rc=1
+		continue
+	fi
+	touch "$out/.tracecost-built"
+	ln -sfn "$name-$hash" "$cache/$name"
+	echo "kernels: $name built in $(fmt_time $((end - start))) ($hash, $cache/$name)"
+done
+exit $rc
