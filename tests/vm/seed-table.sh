@@ -13,7 +13,8 @@
 #       (an enabled event costs far more than any idle hook);
 #   - the "+" columns recorded events, the others none;
 #   - every system workload gave a figure on every kernel;
-#   - the patched kernel's vmlinux has more text than stock's (the NOPs).
+#   - the patched kernel's vmlinux has more text than stock's (the NOPs);
+#   - with both options off the series changes no code (kernel/same-code.sh).
 # Usage: tests/vm/seed-table.sh BUILD_DIR KERNEL_CACHE
 set -u
 O=$(readlink -f "$1")
@@ -91,6 +92,13 @@ if [ -n "$st" ] && [ -n "$pt" ] && [ "$pt" -gt "$st" ]; then
 	ok "vmlinux .text: preemptirq $pt > stock $st bytes (+$((pt - st)))"
 else
 	not_ok "vmlinux .text: preemptirq '$pt' vs stock '$st'"
+fi
+
+# default configuration unchanged by the series (kernel/same-code.sh)
+if sh "$(dirname "$0")/../../kernel/same-code.sh" "$KC" >"$r/same-code.txt" 2>&1; then
+	ok "$(tail -1 "$r/same-code.txt")"
+else
+	not_ok "options off, code changed: $(tail -3 "$r/same-code.txt" | tr '\n' ' ')"
 fi
 
 echo "check-seed-table: $pass passed, $fail failed"
