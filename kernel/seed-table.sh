@@ -30,7 +30,7 @@ KERNELS="stock irqsoff preemptirq lockdep"
 KSUITE="--samples 2000 --highest 20 --pairs irq,preempt,irq_save --unit ticks"
 SSUITE="--profiles none --repeat 1 --workloads getpid,pipe,ctxsw,fs,hackbench --calls 2000
 	--round-trips 200 --ring-trips 50 --procs 2 --files 20 --sizes 0 --groups 1 --fds 2
-	--loops 20"
+	--loops 20 --ipc pipe"
 
 for k in $KERNELS; do
 	kd=$KC/$k
