@@ -30,7 +30,7 @@ arch/x86/kernel/smp.o arch/x86/mm/tlb.o drivers/tty/serial/8250/8250_port.o"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-syms() { grep -E '^(CONFIG_|# CONFIG_.* is not set)' "$1" | sort; }
+syms() { grep '^CONFIG_' "$1" | sort; }
 # objs SRC DIR: the objects from SRC with the stock .config, in DIR
 objs() {
 	mkdir -p "$2"

@@ -85,13 +85,14 @@ for k in stock irqsoff preemptirq lockdep; do
 		not_ok "$k: system suite figures missing (${n:-no file})"
 done
 
-text() { size -A "$1" 2>/dev/null | awk '$1 == ".text" { print $2 }'; }
+# text as binutils size -B counts it (executable and read-only sections)
+text() { size -B "$1" 2>/dev/null | awk 'NR == 2 { print $1 }'; }
 st=$(text "$KC/stock/vmlinux")
 pt=$(text "$KC/preemptirq/vmlinux")
 if [ -n "$st" ] && [ -n "$pt" ] && [ "$pt" -gt "$st" ]; then
-	ok "vmlinux .text: preemptirq $pt > stock $st bytes (+$((pt - st)))"
+	ok "vmlinux text: preemptirq $pt > stock $st bytes (+$((pt - st)))"
 else
-	not_ok "vmlinux .text: preemptirq '$pt' vs stock '$st'"
+	not_ok "vmlinux text: preemptirq '$pt' vs stock '$st'"
 fi
 
 # default configuration unchanged by the series (kernel/same-code.sh)
