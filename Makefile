@@ -104,7 +104,8 @@ RUN_ARGS	?= --runs 5 --repeat 2 --samples 300000
 
 .PHONY: all run check check-unit check-san check-tsan check-integration bench deps clean asm \
 	check-kernel deps-kernel check-kernel-if-available check-fuzz kernels deps-kernels \
-	check-kernel-debug check-noise-vm check-noise-vm-if-available
+	check-kernel-debug check-noise-vm check-noise-vm-if-available check-vm \
+	check-vm-if-available seed-table check-seed-table
 all: $(TRACECOST) $(UNIT_BINS) $(LIBTC_SO)
 
 $(O)/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h) Makefile
@@ -353,6 +354,7 @@ check: deps
 	$(STAGE) fuzz $(MAKE) --no-print-directory check-fuzz
 	$(STAGE) kernel $(MAKE) --no-print-directory check-kernel-if-available
 	$(STAGE) noise-vm $(MAKE) --no-print-directory check-noise-vm-if-available
+	$(STAGE) vm $(MAKE) --no-print-directory check-vm-if-available
 	@echo "check: all test groups passed"
 
 # A static tracecost for the QEMU initramfs (no shared libraries there).
@@ -388,6 +390,26 @@ check-kernel-debug: deps-kernel
 	@$(MAKE) --no-print-directory $(O)/tracecost-static
 	@sh tests/vm/stress.sh $(O) $(KERNEL_CACHE)
 
+# tracecost vm end to end with Debian's kernel (tests/vm/vm.sh): bad input,
+# missing QEMU, a module that does not build, a kernel that does not boot, two
+# deterministic boots with identical counts, the system suite in the guest.
+check-vm: deps-kernel
+	@$(MAKE) --no-print-directory $(TRACECOST) $(O)/tracecost-static
+	@sh tests/vm/vm.sh $(O)
+
+# The preemptirq thread's tables from source (kernel/seed-table.sh, doc/
+# seed-table.md): the kernels stock, irqsoff, preemptirq (our patch series)
+# and lockdep, built by make kernels and booted by tracecost vm --deterministic.
+SEED_KERNELS	:= stock irqsoff preemptirq lockdep
+seed-table: deps-kernel
+	@$(MAKE) --no-print-directory $(TRACECOST) $(O)/tracecost-static
+	@$(MAKE) --no-print-directory kernels KERNELS="$(SEED_KERNELS)" KERNEL_CACHE="$(KERNEL_CACHE)"
+	@sh kernel/seed-table.sh $(O) $(KERNEL_CACHE)
+
+# seed-table, then its assertions (tests/vm/seed-table.sh)
+check-seed-table: seed-table
+	@sh tests/vm/seed-table.sh $(O) $(KERNEL_CACHE)
+
 # make check runs the QEMU test when QEMU and Debian's kernel packages are here
 # (.ci/run installs them); elsewhere it says why it skipped.
 check-kernel-if-available:
@@ -408,6 +430,11 @@ check-noise-vm-if-available:
 	@if sh scripts/deps.sh --check kernel; then \
 		$(MAKE) --no-print-directory check-noise-vm; \
 	else echo "check-noise-vm: skipped (run 'make deps-kernel' as root to install QEMU and the kernel packages)"; fi
+
+check-vm-if-available:
+	@if sh scripts/deps.sh --check kernel; then \
+		$(MAKE) --no-print-directory check-vm; \
+	else echo "check-vm: skipped (run 'make deps-kernel' as root to install QEMU and the kernel packages)"; fi
 
 # libFuzzer (clang) on the result reader and the comparison behind it, for
 # FUZZ_SECONDS, from the seed corpus in tests/fuzz/; inputs that once

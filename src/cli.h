@@ -127,6 +127,8 @@ bool compare_noise_wanted(int argc, char **argv);
 int cmd_compare_noise(int argc, char **argv);
 /* tracecost restore (src/cmd_restore.c) */
 int cmd_restore(int argc, char **argv);
+/* tracecost vm (src/cmd_vm.c): a kernel build booted under QEMU */
+int cmd_vm(int argc, char **argv);
 
 /* compare, size, plot (src/cmd_compare.c, cmd_size.c, cmd_plot.c). */
 int cmd_compare(int argc, char **argv);

@@ -30,6 +30,8 @@ static const struct tc_command commands[] = {
 	{ "plot", "latency distributions: tracecost plot FILE[:CONFIG]... --out F.svg", cmd_plot },
 	{ "noise", "what interrupts isolated CPUs: tracecost noise --cpus LIST [options]", cmd_noise },
 	{ "restore", "put back tracing settings after a killed run: tracecost restore", cmd_restore },
+	{ "vm", "boot a kernel build under QEMU, run there: tracecost vm --kernel BZIMAGE ...",
+	  cmd_vm },
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,65 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# With both TOGGLE options off, our patch series must not change the code the
+# kernel is built into. Compile objects that use preempt_*() and local_irq_*()
+# most (the scheduler, softirq, locking, timers, RCU, the allocators, the VFS,
+# tracing) with the stock kernel's .config from the pristine and from the
+# patched source, and compare each one's disassembly with relocations
+# (objdump -dr: every code section, instruction bytes and the symbols they
+# reference).
+# Usage: kernel/same-code.sh KERNEL_CACHE
+#   (stock configured, preemptirq built: make kernels KERNELS="stock preemptirq")
+set -eu
+KC=$(readlink -f "$1")
+die() { echo "same-code: $*" >&2; exit 1; }
+stock=$(readlink -f "$KC/stock")
+patched_build=$(readlink -f "$KC/preemptirq")
+[ -f "$stock/.config" ] || die "$KC/stock has no .config (make kernels KERNELS=stock)"
+# an O= tree's Makefile includes its source tree's
+srcof() { sed -n 's/^include \(.*\)\/Makefile$/\1/p' "$1/Makefile" | head -n 1; }
+pristine=$(srcof "$stock")
+patched=$(srcof "$patched_build")
+[ -d "$pristine" ] && [ -d "$patched" ] || die "cannot find the source trees of $stock and $patched_build"
+[ "$pristine" != "$patched" ] || die "preemptirq was not built from a patched tree"
+OBJS="kernel/sched/core.o kernel/sched/fair.o kernel/softirq.o kernel/fork.o kernel/exit.o
+kernel/locking/spinlock.o kernel/locking/mutex.o kernel/time/timer.o kernel/time/hrtimer.o
+kernel/rcu/tree.o kernel/irq/manage.o kernel/smp.o kernel/trace/ring_buffer.o kernel/trace/trace.o
+mm/slub.o mm/page_alloc.o mm/memory.o fs/namei.o fs/read_write.o arch/x86/kernel/process.o
+arch/x86/kernel/smp.o arch/x86/mm/tlb.o drivers/tty/serial/8250/8250_port.o"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+syms() { grep '^CONFIG_' "$1" | sort; }
+# objs SRC DIR: the objects from SRC with the stock .config, in DIR
+objs() {
+	mkdir -p "$2"
+	cp "$stock/.config" "$2/.config"
+	make -s -C "$1" O="$2" olddefconfig >/dev/null
+	syms "$stock/.config" >"$2.want"
+	syms "$2/.config" >"$2.got"
+	cmp -s "$2.want" "$2.got" ||
+		die "$1 changes the stock .config: $(diff "$2.want" "$2.got" | grep '^[<>]' | head -3 | tr '\n' ' ')"
+	# shellcheck disable=SC2086
+	nice make -s -C "$1" O="$2" -j"${JOBS:-$(nproc)}" $OBJS >"$2.log" 2>&1 ||
+		{ tail -20 "$2.log"; die "objects do not build from $1"; }
+}
+objs "$pristine" "$tmp/a"
+objs "$patched" "$tmp/b"
+dis() { objdump -dr "$1" | tail -n +4; }
+bad=0
+n=0
+for o in $OBJS; do
+	n=$((n + 1))
+	if ! dis "$tmp/a/$o" >"$tmp/a.dis" || ! dis "$tmp/b/$o" >"$tmp/b.dis" ||
+		! cmp -s "$tmp/a.dis" "$tmp/b.dis"; then
+		echo "same-code: $o differs: $(diff "$tmp/a.dis" "$tmp/b.dis" | head -4 | tr '\n' ' ')"
+		bad=$((bad + 1))
+	fi
+done
+if [ "$bad" -eq 0 ]; then
+	echo "same-code: $n objects identical (objdump -dr) with the series applied and both options off"
+else
+	echo "same-code: $bad of $n objects differ"
+	exit 1
+fi

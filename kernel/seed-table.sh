@@ -1,0 +1,85 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# make seed-table: the preemptirq thread's tables, from source. Boots each of
+# the kernels stock, irqsoff, preemptirq and lockdep (make kernels, under
+# KERNEL_CACHE) with `tracecost vm --deterministic` (QEMU -icount: one tick
+# per guest instruction), runs the kernel suite (irq, preempt, irq_save;
+# events/preemptirq off and, where the kernel has them, on: the "+" columns)
+# twice per kernel and the system suite (getpid, pipe, ctxsw, fs, hackbench)
+# once, then prints with tracecost compare and tracecost size:
+#   - IRQ / Preempt / irq_save: stock, irqsoff, irqsoff+, preemptirq, preemptirq+
+#   - the system table, one column per kernel
+#   - lockdep against stock on hackbench (the messaging workload)
+#   - vmlinux text of the four kernels
+# Results stay in BUILD_DIR/seed-table/ for tests/vm/seed-table.sh.
+# Usage: kernel/seed-table.sh BUILD_DIR KERNEL_CACHE
+set -eu
+O=$(readlink -f "$1")
+KC=$(readlink -f "$2")
+tc=$O/tracecost
+out=$O/seed-table
+die() { echo "seed-table: $*" >&2; exit 1; }
+[ -x "$tc" ] && [ -x "$O/tracecost-static" ] || die "build $tc and $O/tracecost-static first"
+mkdir -p "$out"
+rm -f "$out"/*.json "$out"/*.txt "$out"/*.console
+
+KERNELS="stock irqsoff preemptirq lockdep"
+# Small counts: seconds per workload under TCG, and instruction counts need no
+# repetitions (every boot gives the same ones).
+KSUITE="--samples 2000 --highest 20 --pairs irq,preempt,irq_save --unit ticks"
+SSUITE="--profiles none --repeat 1 --workloads getpid,pipe,ctxsw,fs,hackbench --calls 2000
+	--round-trips 200 --ring-trips 50 --procs 2 --files 20 --sizes 0 --groups 1 --fds 2
+	--loops 20 --ipc pipe"
+
+for k in $KERNELS; do
+	kd=$KC/$k
+	[ -r "$kd/arch/x86/boot/bzImage" ] || die "$kd/arch/x86/boot/bzImage is missing (make kernels KERNELS=$k)"
+done
+
+vm() { # vm KERNEL TAG SUITE-ARGS...
+	k=$1 tag=$2
+	shift 2
+	t0=$(date +%s)
+	# shellcheck disable=SC2086
+	if ! "$tc" vm --kernel "$KC/$k/arch/x86/boot/bzImage" --build "$KC/$k" --deterministic \
+		--name "$k" --timeout 900 --json "$out/$k-$tag.json" \
+		--console "$out/$k-$tag.console" -- run "$@" >"$out/$k-$tag.txt"; then
+		die "$k ($tag) failed; console: $out/$k-$tag.console"
+	fi
+	echo "seed-table: $k $tag: $(($(date +%s) - t0)) s" >&2
+}
+
+for k in $KERNELS; do
+	case $k in
+	irqsoff | preemptirq) tp=both ;;
+	*) tp=off ;;
+	esac
+	# shellcheck disable=SC2086
+	vm "$k" kernel-1 --suite kernel $KSUITE --tracepoints $tp
+	# shellcheck disable=SC2086
+	vm "$k" kernel-2 --suite kernel $KSUITE --tracepoints $tp
+	# shellcheck disable=SC2086
+	vm "$k" system --suite system $SSUITE
+done
+
+r=$out
+echo
+echo "== Kernel pairs: instructions per pair (QEMU -icount, medians of 2000 samples) =="
+"$tc" compare --unit ticks --metrics median,min,max \
+	"$r/stock-kernel-1.json:stock" "$r/irqsoff-kernel-1.json:irqsoff" \
+	"$r/irqsoff-kernel-1.json:irqsoff+" "$r/preemptirq-kernel-1.json:preemptirq" \
+	"$r/preemptirq-kernel-1.json:preemptirq+"
+echo
+echo "== System workloads: ns under -icount = instructions (events/preemptirq off) =="
+"$tc" compare --metrics median \
+	"$r/stock-system.json" "$r/irqsoff-system.json" "$r/preemptirq-system.json" \
+	"$r/lockdep-system.json" --label stock --label irqsoff --label preemptirq --label lockdep
+echo
+echo "== lockdep against stock: hackbench (the messaging workload) =="
+"$tc" compare --metrics median "$r/stock-system.json" "$r/lockdep-system.json" \
+	--label stock --label lockdep | awk '/^hackbench/ { on = 1 } on && /^$/ { exit } on'
+echo
+echo "== vmlinux size =="
+"$tc" size "$KC/stock/vmlinux" "$KC/irqsoff/vmlinux" "$KC/preemptirq/vmlinux" \
+	"$KC/lockdep/vmlinux" --label stock --label irqsoff --label preemptirq --label lockdep

@@ -1,0 +1,109 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# make check-seed-table: assertions on the files make seed-table left in
+# BUILD_DIR/seed-table/ (kernel/seed-table.sh). Counts are instructions
+# (QEMU -icount shift=0), so they are compared exactly, never as times:
+#   - every kernel's two boots give identical medians, min and max of every
+#     pair and column (the deterministic mode);
+#   - the seed's shape claims, per pair (irq, preempt, irq_save):
+#       preemptirq <= stock + 2 (at most one NOP per site: a pair has two),
+#       irqsoff > preemptirq (the out-of-line hooks cost when idle),
+#       irqsoff+ >= irqsoff + 100 and preemptirq+ >= preemptirq + 100
+#       (an enabled event costs far more than any idle hook);
+#   - the "+" columns recorded events, the others none;
+#   - every system workload gave a figure on every kernel;
+#   - the patched kernel's vmlinux has more text than stock's (the NOPs);
+#   - with both options off the series changes no code (kernel/same-code.sh).
+# Usage: tests/vm/seed-table.sh BUILD_DIR KERNEL_CACHE
+set -u
+O=$(readlink -f "$1")
+KC=$(readlink -f "$2")
+r=$O/seed-table
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok   - $1"; }
+not_ok() { fail=$((fail + 1)); echo "FAIL - $1"; }
+
+# med FILE PAIR CONFIG [STAT]
+med() {
+	jq -r --arg p "$2" --arg c "$3" --arg s "${4:-median}" \
+		'.kernel.pairs[] | select(.name == $p) | .cells[] | select(.configuration == $c) |
+		 .stats[$s]' "$1" 2>/dev/null
+}
+stats() { # every pair x column: name, median, min, max
+	jq -c '[.kernel.pairs[] | .name as $p | .cells[] |
+		[$p, .configuration, .stats.median, .stats.min, .stats.max]]' "$1" 2>/dev/null
+}
+
+for k in stock irqsoff preemptirq lockdep; do
+	a=$(stats "$r/$k-kernel-1.json")
+	b=$(stats "$r/$k-kernel-2.json")
+	if [ -n "$a" ] && [ "$a" = "$b" ]; then
+		ok "$k: two boots give identical counts $a"
+	else
+		not_ok "$k: counts differ between boots: '$a' vs '$b'"
+	fi
+done
+
+for p in irq preempt irq_save; do
+	s=$(med "$r/stock-kernel-1.json" $p stock)
+	i=$(med "$r/irqsoff-kernel-1.json" $p irqsoff)
+	ip=$(med "$r/irqsoff-kernel-1.json" $p irqsoff+)
+	t=$(med "$r/preemptirq-kernel-1.json" $p preemptirq)
+	tp=$(med "$r/preemptirq-kernel-1.json" $p preemptirq+)
+	fig="stock $s, irqsoff $i, irqsoff+ $ip, preemptirq $t, preemptirq+ $tp"
+	# each claim needs only its own columns: a missing one fails that claim alone
+	claim() { # claim DESC A B: holds when A <= B (integers)
+		if [ -z "$2" ] || [ -z "$3" ]; then
+			not_ok "$p: $1: a column is missing ($fig)"
+		elif [ "$2" -le "$3" ]; then
+			ok "$p: $1 ($fig)"
+		else
+			not_ok "$p: not $1 ($fig)"
+		fi
+	}
+	plus() { [ -n "$1" ] && echo $(($1 + $2)); }
+	claim "preemptirq <= stock + 2" "$t" "$(plus "$s" 2)"
+	claim "irqsoff > preemptirq when off" "$(plus "$t" 1)" "$i"
+	claim "irqsoff+ >= irqsoff + 100" "$(plus "$i" 100)" "$ip"
+	claim "preemptirq+ >= preemptirq + 100" "$(plus "$t" 100)" "$tp"
+done
+
+for k in irqsoff preemptirq; do
+	f=$r/$k-kernel-1.json
+	if jq -e '.kernel.events | test("preemptirq:")' "$f" >/dev/null 2>&1 &&
+		jq -e '[.kernel.configurations[] | select(.tracepoints) | .events_recorded > 0] | all' "$f" >/dev/null 2>&1 &&
+		jq -e '[.kernel.configurations[] | select(.tracepoints | not) | .events_recorded == 0] | all' "$f" >/dev/null 2>&1; then
+		ok "$k: the + column recorded preemptirq events, the other none ($(jq -r .kernel.events "$f"))"
+	else
+		not_ok "$k: events/preemptirq were not what the + column recorded ($(jq -c '[.kernel.events, [.kernel.configurations[].events_recorded]]' "$f" 2>&1))"
+	fi
+done
+
+for k in stock irqsoff preemptirq lockdep; do
+	f=$r/$k-system.json
+	n=$(jq '[.. | objects | select(has("median")) | .median | select(type == "number" and . > 0)] | length' "$f" 2>/dev/null)
+	[ "${n:-0}" -ge 6 ] && ok "$k: system suite gave $n figures" ||
+		not_ok "$k: system suite figures missing (${n:-no file})"
+done
+
+# text as binutils size -B counts it (executable and read-only sections)
+text() { size -B "$1" 2>/dev/null | awk 'NR == 2 { print $1 }'; }
+st=$(text "$KC/stock/vmlinux")
+pt=$(text "$KC/preemptirq/vmlinux")
+if [ -n "$st" ] && [ -n "$pt" ] && [ "$pt" -gt "$st" ]; then
+	ok "vmlinux text: preemptirq $pt > stock $st bytes (+$((pt - st)))"
+else
+	not_ok "vmlinux text: preemptirq '$pt' vs stock '$st'"
+fi
+
+# default configuration unchanged by the series (kernel/same-code.sh)
+if sh "$(dirname "$0")/../../kernel/same-code.sh" "$KC" >"$r/same-code.txt" 2>&1; then
+	ok "$(tail -1 "$r/same-code.txt")"
+else
+	not_ok "options off, code changed: $(tail -3 "$r/same-code.txt" | tr '\n' ' ')"
+fi
+
+echo "check-seed-table: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,145 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# make check-vm: tracecost vm end to end with Debian's kernel (the image of
+# linux-headers-amd64's release, unpacked from its package when /boot lacks
+# it) and its headers as the build tree.
+#   - bad input: one line, exit 2, nothing run, nothing left in $TMPDIR;
+#   - no QEMU, a module that does not build, a kernel that does not boot:
+#     one line (plus the console or build log tail), exit 1, nothing left;
+#   - two --deterministic boots running the kernel suite give identical
+#     instruction counts, the result file is labelled (vm object, columns
+#     <name> and <name>+), and compare reads it;
+#   - the system suite runs inside with small counts.
+# Usage: tests/vm/vm.sh BUILD_DIR
+set -u
+O=$(readlink -f "$1")
+tc=$O/tracecost
+vm=$O/vm
+mkdir -p "$vm"
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok   - $1"; }
+not_ok() { fail=$((fail + 1)); echo "FAIL - $1"; }
+die() { echo "check-vm: $*" >&2; exit 1; }
+
+kver=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null |
+	sed -n 's/.*linux-headers-\([0-9][^ ,]*-amd64\).*/\1/p')
+[ -n "$kver" ] || die "linux-headers-amd64 is not installed (make deps-kernel)"
+kdir=/usr/src/linux-headers-$kver
+kernel=/boot/vmlinuz-$kver
+if [ ! -r "$kernel" ]; then
+	kernel=$vm/image/boot/vmlinuz-$kver
+	if [ ! -r "$kernel" ]; then
+		(cd "$vm" && rm -f linux-image-*.deb && apt-get download "linux-image-$kver" >/dev/null 2>&1) ||
+			die "cannot download linux-image-$kver (apt-get download)"
+		dpkg-deb -x "$vm"/linux-image-"$kver"_*.deb "$vm/image" || die "dpkg-deb -x failed"
+	fi
+fi
+
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+export TMPDIR=$T/tmp
+mkdir -p "$TMPDIR"
+left() { [ -z "$(ls -A "$TMPDIR")" ]; }
+
+# expect CODE DESC CMD...: exit CODE, one line on stderr (CODE 2) or a first
+# line naming the problem (CODE 1), nothing on stdout, nothing left
+expect() {
+	code=$1 desc=$2
+	shift 2
+	"$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	lines=$(wc -l <"$T/err")
+	if [ "$rc" -ne "$code" ]; then
+		not_ok "$desc: exit $rc, not $code ($(head -2 "$T/err" | tr '\n' ' '))"
+	elif [ "$code" -eq 2 ] && [ "$lines" -ne 1 ]; then
+		not_ok "$desc: $lines lines on stderr"
+	elif [ -s "$T/out" ]; then
+		not_ok "$desc: wrote to stdout"
+	elif ! left; then
+		not_ok "$desc: left $(ls "$TMPDIR") behind"
+	else
+		ok "$desc (exit $code: $(head -1 "$T/err"))"
+	fi
+	rm -rf "${TMPDIR:?}"/*
+}
+
+K="--kernel $kernel --build $kdir"
+# shellcheck disable=SC2086
+{
+expect 2 "no --kernel" "$tc" vm --build "$kdir" -- run
+expect 2 "--kernel not a bzImage" "$tc" vm --kernel /etc/passwd --build "$kdir" -- run
+expect 2 "--kernel missing" "$tc" vm --kernel /nonexistent --build "$kdir" -- run
+expect 2 "no --build or --module" "$tc" vm --kernel "$kernel" -- run
+expect 2 "--build not a kernel tree" "$tc" vm --kernel "$kernel" --build /tmp -- run
+expect 2 "no guest command" "$tc" vm $K
+expect 2 "guest command not run" "$tc" vm $K -- ls
+expect 2 "--deterministic with --smp 2" "$tc" vm $K --deterministic --smp 2 -- run
+expect 2 "--smp 0" "$tc" vm $K --smp 0 -- run
+expect 2 "--timeout text" "$tc" vm $K --timeout soon -- run
+expect 2 "--accel bogus" "$tc" vm $K --accel xen -- run
+expect 2 "--json in the guest's arguments" "$tc" vm $K -- run --json x
+expect 2 "--json in a missing directory" "$tc" vm $K --json /nonexistent/r.json -- run
+expect 2 "--name with a colon" "$tc" vm $K --name a:b -- run
+expect 2 "unknown option" "$tc" vm $K --bogus -- run
+expect 2 "argument before --" "$tc" vm $K stray -- run
+}
+
+# missing QEMU: a PATH without it
+mkdir -p "$T/bin"
+for p in make gcc ld as; do
+	q=$(command -v $p) && ln -sf "$q" "$T/bin/$p"
+done
+# shellcheck disable=SC2086
+expect 1 "no QEMU on PATH" env PATH="$T/bin" "$tc" vm $K -- run --suite user
+grep -q 'qemu-system-x86_64 is not installed' "$T/err" 2>/dev/null || true
+
+# a module that does not build: a "tree" whose Makefile fails
+mkdir -p "$T/badtree/include/config"
+echo 6.1.0-bad >"$T/badtree/include/config/kernel.release"
+printf 'modules:\n\t@echo "no kernel here" >&2; exit 1\n' >"$T/badtree/Makefile"
+expect 1 "module that does not build" "$tc" vm --kernel "$kernel" --build "$T/badtree" \
+	-- run --suite kernel
+grep -q 'does not build against' "$T/err" 2>/dev/null ||
+	not_ok "module failure names the build tree"
+
+# a kernel that does not boot to its init: init= points nowhere (panic)
+expect 1 "kernel that does not reach its init" "$tc" vm $K --timeout 300 \
+	--append "rdinit=/nonexistent init=/nonexistent" -- run --suite user
+grep -q 'console tail' "$T/err" 2>/dev/null && ok "boot failure shows the console tail" ||
+	not_ok "boot failure shows the console tail"
+
+# two deterministic boots, identical counts
+for i in 1 2; do
+	"$tc" vm $K --deterministic --name debian --json "$T/d$i.json" -- run --suite kernel \
+		--samples 2000 --highest 20 --pairs irq,preempt,irq_save --unit ticks \
+		--tracepoints both >"$T/d$i.txt" 2>"$T/d$i.err"
+	rc=$?
+	[ $rc -eq 0 ] && ok "deterministic boot $i: kernel suite ran" ||
+		not_ok "deterministic boot $i: exit $rc: $(head -3 "$T/d$i.err")"
+done
+st() { jq -c '[.kernel.pairs[] | .name as $p | .cells[] | [$p, .configuration, .stats.median, .stats.min]]' "$1" 2>/dev/null; }
+a=$(st "$T/d1.json")
+b=$(st "$T/d2.json")
+[ -n "$a" ] && [ "$a" = "$b" ] && ok "two deterministic boots: identical counts $a" ||
+	not_ok "deterministic counts differ: '$a' vs '$b'"
+jq -e --arg r "$kver" '.vm.config == "debian" and .vm.release == $r and .vm.deterministic and
+	.vm.accel == "tcg" and ([.kernel.configurations[].name] == ["debian", "debian+"])' \
+	"$T/d1.json" >/dev/null 2>&1 && ok "result labelled: vm object, columns debian and debian+" ||
+	not_ok "result labels: $(jq -c '[.vm, [.kernel.configurations[].name]]' "$T/d1.json" 2>&1)"
+grep -q 'IRQ Metrics' "$T/d1.txt" && ok "the guest's tables printed on stdout" ||
+	not_ok "no tables on stdout"
+"$tc" compare --unit ticks "$T/d1.json:debian" "$T/d2.json:debian+" >"$T/cmp" 2>&1 &&
+	ok "compare reads the labelled result files" || not_ok "compare: $(head -2 "$T/cmp")"
+left && ok "nothing left in TMPDIR after the boots" || not_ok "left $(ls "$TMPDIR")"
+
+# the system suite inside, small
+"$tc" vm $K --deterministic --json "$T/s.json" -- run --suite system --profiles none \
+	--repeat 1 --workloads getpid,pipe --calls 2000 --round-trips 200 >"$T/s.txt" 2>"$T/s.err"
+rc=$?
+[ $rc -eq 0 ] && jq -e '.suite == "system" and .vm.deterministic' "$T/s.json" >/dev/null 2>&1 &&
+	ok "system suite in the guest" || not_ok "system suite: exit $rc: $(head -3 "$T/s.err")"
+
+echo "check-vm: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
