@@ -35,49 +35,9 @@ skip() { skipped=$((skipped + 1)); echo "skip - $1"; }
 root=0
 [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null && root=1
 
-# Every tracefs setting a run could change, read through a private mount
-# (so that reading mounts nothing anyone else sees).
-snap() {
-	unshare -m --propagation private sh -c '
-		t=$(awk "\$3 == \"tracefs\" { print \$2; exit }" /proc/mounts)
-		if [ -z "$t" ]; then
-			t=$TC_SNAP_MNT && mount -t tracefs nodev "$t" || exit 1
-		fi
-		cd "$t" || exit 1
-		for f in tracing_on current_tracer buffer_size_kb trace_clock \
-			 tracing_cpumask set_event set_event_pid trace_options; do
-			echo "== $f"; cat "$f"
-		done
-		echo "== instances"; ls instances
-		echo "== filters"; grep -v "^none$" -H events/*/*/filter 2>/dev/null
-		echo "== enables"; grep -l 1 events/*/enable 2>/dev/null
-		for i in instances/*/; do
-			[ -d "$i" ] || continue
-			echo "== $i"; cat "$i/tracing_on" "$i/current_tracer" "$i/set_event"
-		done
-	' 2>&1
-}
-# Whether instance $1 exists now.
-has_instance() {
-	unshare -m --propagation private sh -c '
-		t=$(awk "\$3 == \"tracefs\" { print \$2; exit }" /proc/mounts)
-		if [ -z "$t" ]; then
-			t=$TC_SNAP_MNT && mount -t tracefs nodev "$t" || exit 1
-		fi
-		[ -d "$t/instances/$1" ]' sh "$1"
-}
-mounted() { grep -E ' (tracefs|debugfs) ' /proc/mounts | sort; }
-# Wait up to 20 s for instance $1 (while pid $2 lives). Return 0 when seen.
-wait_instance() {
-	i=0
-	while [ $i -lt 200 ]; do
-		has_instance "$1" && return 0
-		kill -0 "$2" 2>/dev/null || return 1
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
+# snap, has_instance, mounted, wait_instance (shared with noise.sh)
+# shellcheck source=tests/integration/tracefs-lib.sh
+. "$here/tracefs-lib.sh"
 
 # A small tree for walk: root + 4 directories of 5 files = 25 entries.
 mkdir -p "$tmp/tree"

@@ -3,7 +3,7 @@
 # Shell helpers for integration tests that look at this machine's tracefs
 # (sourced; needs $TC_SNAP_MNT, an empty directory): every setting a run
 # could change, read through a private mount namespace so that looking
-# mounts nothing anyone else sees. Same checks as tests/integration/system.sh.
+# mounts nothing anyone else sees. Used by system.sh and noise.sh.
 
 # snap: the settings, one file after another
 snap() {
