@@ -988,8 +988,9 @@ static int read_header(struct rd *r, struct tc_result_file *f, const json_t *roo
 				   type_name(counter));
 		if ((err = get_num(r, counter, "counter", "frequency_hz", 0, 1e12, &f->freq_hz)))
 			return err;
+		/* 0 where every read differed by the same step (QEMU -icount) */
 		if (json_object_get(counter, "resolution_ticks") &&
-		    (err = get_num(r, counter, "counter", "resolution_ticks", 0, 1e9,
+		    (err = get_num(r, counter, "counter", "resolution_ticks", -1, 1e9,
 				   &f->step_ticks)))
 			return err;
 	}
