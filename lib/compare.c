@@ -435,10 +435,12 @@ static tc_u64 gcd(tc_u64 a, tc_u64 b)
 
 /*
  * The step of a cell's samples, in ticks per sample: the greatest common
- * divisor of the exact values (below TC_HIST_EXACT) that hold at least
- * 1/10000 of a repetition's samples (and 2 of them). A counter that
- * advances in quanta of q ticks, with a timer overhead that is itself a
- * multiple of q, gives q; a fine-grained counter gives 1 (or 0: unknown).
+ * divisor of the gaps between the exact values (below TC_HIST_EXACT) that
+ * hold at least 1/10000 of a repetition's samples (and 2 of them). A
+ * counter that advances in quanta of q ticks gives q whatever the timer
+ * overhead subtracted; a fine-grained counter gives 1; a cell whose samples
+ * all read the same value (an instruction count under QEMU -icount) gives
+ * 0: no step known, none applied.
  */
 static double cell_step(const struct tc_result_cell *rc)
 {
@@ -448,11 +450,17 @@ static double cell_step(const struct tc_result_cell *rc)
 
 	for (k = 0; k < rc->nr_reps; k++) {
 		const struct tc_result_rep *r = &rc->reps[k];
-		tc_u64 thr = r->n / 10000 > 2 ? r->n / 10000 : 2;
+		tc_u64 thr = r->n / 10000 > 2 ? r->n / 10000 : 2, prev = 0;
+		bool have = false;
 
-		for (i = 0; i < r->nr && r->idx[i] < TC_HIST_EXACT; i++)
-			if (r->cnt[i] >= thr && r->idx[i])
-				g = gcd(g, r->idx[i]);
+		for (i = 0; i < r->nr && r->idx[i] < TC_HIST_EXACT; i++) {
+			if (r->cnt[i] < thr)
+				continue;
+			if (have)
+				g = gcd(g, r->idx[i] - prev);
+			prev = r->idx[i];
+			have = true;
+		}
 	}
 	return (double)g;
 }
@@ -528,7 +536,11 @@ static int compare_row(struct work *w, const struct tc_compare_column *cols, int
 		if (ri < 0)
 			continue;
 		rc = &f->rows[ri].cells[cols[c].config];
-		step = rc->reps ? cell_step(rc) : 0;
+		/*
+		 * No step where the file records no counter resolution, or 0 (a
+		 * guest under -icount: counts, not quanta); never above it.
+		 */
+		step = rc->reps && f->step_ticks > 0 ? fmin(cell_step(rc), f->step_ticks) : 0;
 		for (i = 0; i < rc->nr_reps; i++) {
 			w->k[i] = 1;
 			if (rc->values)

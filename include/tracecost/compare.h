@@ -53,8 +53,9 @@
  *    with fewer than TC_COMPARE_MIN_RUNS runs in either, the verdict is
  *    TC_VERDICT_UNKNOWN ("?"): the data cannot support one;
  *  - resolution: medians, percentiles, minima and maxima of single-pair
- *    samples move in steps of the counter's step (resolution_ticks / batch
- *    per pair); a difference in them smaller than one step is never called
+ *    samples move in steps of the counter's quantum (the gcd of the gaps
+ *    between sample values, at most resolution_ticks; none when that is 0
+ *    or not recorded), per pair / batch; a difference in them smaller than one step is never called
  *    significant (@below_step);
  *  - system: the repetition is the round (every profile ran once, in column
  *    order, per round); the figures are the median (mean of the middle two
