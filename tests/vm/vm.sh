@@ -130,7 +130,7 @@ jq -e --arg r "$kver" '.vm.config == "debian" and .vm.release == $r and .vm.dete
 	not_ok "result labels: $(jq -c '[.vm, [.kernel.configurations[].name]]' "$T/d1.json" 2>&1)"
 grep -q 'IRQ Metrics' "$T/d1.txt" && ok "the guest's tables printed on stdout" ||
 	not_ok "no tables on stdout"
-"$tc" compare --unit ticks "$T/d1.json:debian" "$T/d2.json:debian+" >"$T/cmp" 2>&1 &&
+"$tc" compare --unit ticks "$T/d1.json:debian" "$T/d2.json:debian+pair" >"$T/cmp" 2>&1 &&
 	ok "compare reads the labelled result files" || not_ok "compare: $(head -2 "$T/cmp")"
 left && ok "nothing left in TMPDIR after the boots" || not_ok "left $(ls "$TMPDIR")"
 
