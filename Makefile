@@ -98,9 +98,9 @@ STAGE		= @V=$(V) sh scripts/stage.sh $(O)/log
 export V
 
 # User-suite defaults for `make run`: five runs, each a fresh process, so the
-# table's verdicts rest on runs (about 30 s on 2 idle CPUs); override:
+# table's verdicts rest on runs (about 40 s on 2 idle CPUs); override:
 # make run RUN_ARGS="--runs 10 --samples 1000000"
-RUN_ARGS	?= --runs 5 --repeat 2 --samples 300000
+RUN_ARGS	?= --runs 5 --repeat 2 --samples 1000000
 
 .PHONY: all run check check-unit check-san check-tsan check-integration bench deps clean asm \
 	check-kernel deps-kernel check-kernel-if-available check-fuzz kernels deps-kernels \

@@ -605,8 +605,9 @@ static int compare_row(struct work *w, const struct tc_compare_column *cols, int
 				continue;
 			x->verdict = tc_compare_verdict_dir(x->lo, x->hi, row->higher_better);
 			step = fmax(x->step, rc->step);
+			/* a tolerance: one step in ns is the same quantum, rounded */
 			if (x->verdict != TC_VERDICT_SAME && step > 0 &&
-			    fabs(x->value - rc->value) < step) {
+			    fabs(x->value - rc->value) < step * (1 - 1e-9)) {
 				x->verdict = TC_VERDICT_SAME;
 				x->below_step = true;
 			}
