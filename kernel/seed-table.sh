@@ -78,7 +78,7 @@ echo "== System workloads: ns under -icount = instructions (events/preemptirq of
 echo
 echo "== lockdep against stock: hackbench (the messaging workload) =="
 "$tc" compare --metrics median "$r/stock-system.json" "$r/lockdep-system.json" \
-	--label stock --label lockdep | awk '/^hackbench/ { on = 1 } on && /^$/ { exit } on'
+	--label stock --label lockdep | awk '/^hackbench/ { on = 1 } on { print } on && /^> slower/ { exit }'
 echo
 echo "== vmlinux size =="
 "$tc" size "$KC/stock/vmlinux" "$KC/irqsoff/vmlinux" "$KC/preemptirq/vmlinux" \
