@@ -19,13 +19,28 @@ CC		?= gcc
 ifeq ($(CC),cc)
 CC		:= gcc
 endif
+# Cross build, e.g. make CROSS_COMPILE=aarch64-linux-gnu- O=build-arm64 (make
+# check-aarch64): the target's libraries come from Debian's multiarch
+# packages (scripts/deps.sh aarch64), found by pkg-config in /usr/lib/TRIPLET.
+CROSS_COMPILE	?=
+PKG_CONFIG	?= pkg-config
+ifneq ($(CROSS_COMPILE),)
+CC		:= $(CROSS_COMPILE)gcc
+CXX		:= $(CROSS_COMPILE)g++
+AR		:= $(CROSS_COMPILE)ar
+TRIPLET		:= $(patsubst %-,%,$(CROSS_COMPILE))
+PKG_CONFIG	:= PKG_CONFIG_LIBDIR=/usr/lib/$(TRIPLET)/pkgconfig:/usr/share/pkgconfig pkg-config
+export OBJDUMP	:= $(CROSS_COMPILE)objdump
+export NM	:= $(CROSS_COMPILE)nm
+export SIZE	:= $(CROSS_COMPILE)size
+endif
 O		?= build
 OPTFLAGS	?= -O2
 WARNFLAGS	:= -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes \
 		   -Wmissing-prototypes -Wformat=2 -Wvla
 PKGS		:= liburcu-memb jansson libtracefs libtraceevent
-PKG_CFLAGS	:= $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS	:= $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lurcu-memb -lurcu-common -ljansson -ltracefs -ltraceevent)
+PKG_CFLAGS	:= $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS	:= $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lurcu-memb -lurcu-common -ljansson -ltracefs -ltraceevent)
 BASE_CFLAGS	:= -std=gnu11 -g -pthread -fno-strict-aliasing -fno-omit-frame-pointer \
 		   -Iinclude -Ilib $(PKG_CFLAGS) \
 		   -DTC_VERSION='"$(VERSION)"' -DTC_GIT_SHA='"$(GIT_SHA)"' \
@@ -66,7 +81,7 @@ SUBJECT_OBJS	:= $(SUBJECT_CFGS:%=$(O)/subjects/toggle_%.o)
 # subjects/peer_subject.c; USDT and LTTng-UST columns when their headers are
 # installed (else the suite prints "not built" for them).
 TC_HAVE_USDT	:= $(shell printf '\043include <sys/sdt.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1)
-TC_HAVE_LTTNG	:= $(shell pkg-config --exists lttng-ust 2>/dev/null && echo 1)
+TC_HAVE_LTTNG	:= $(shell $(PKG_CONFIG) --exists lttng-ust 2>/dev/null && echo 1)
 PEER_CFGS	:= flag flagp floor $(if $(TC_HAVE_USDT),usdt usdtp usdts usdtsp) \
 		   $(if $(TC_HAVE_LTTNG),lttng lttngp)
 PEER_OBJS	:= $(PEER_CFGS:%=$(O)/subjects/peer_%.o) \
@@ -141,21 +156,24 @@ peer_cfg_usdts	:= -DTC_PEER_KIND=4 -DTC_PEER_ON=0
 peer_cfg_usdtsp	:= -DTC_PEER_KIND=4 -DTC_PEER_ON=1
 peer_cfg_lttng	:= -DTC_PEER_KIND=5 -DTC_PEER_ON=0
 peer_cfg_lttngp	:= -DTC_PEER_KIND=5 -DTC_PEER_ON=1
-LTTNG_CFLAGS	:= $(if $(TC_HAVE_LTTNG),$(shell pkg-config --cflags lttng-ust))
+LTTNG_CFLAGS	:= $(if $(TC_HAVE_LTTNG),$(shell $(PKG_CONFIG) --cflags lttng-ust))
 $(O)/subjects/peer_%.o: subjects/peer_subject.c subjects/peer_subject.h subjects/tc_lttng_tp.h \
 		$(wildcard include/tracecost/*.h) Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SUBJ_ALIGN) -I. $(LTTNG_CFLAGS) -Wno-missing-prototypes \
+	$(quiet) CC $(@:$(O)/%=%)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SUBJ_ALIGN) -I. $(LTTNG_CFLAGS) -Wno-missing-prototypes \
 		$(peer_cfg_$*) -DTC_SUBJECT_ID=$* -c $< -o $@
 
 $(O)/subjects/lttng_define.o: subjects/lttng_define.c subjects/tc_lttng_tp.h Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -I. $(LTTNG_CFLAGS) -Wno-missing-prototypes -c $< -o $@
+	$(quiet) CC $(@:$(O)/%=%)
+	$(Q)$(CC) $(ALL_CFLAGS) -I. $(LTTNG_CFLAGS) -Wno-missing-prototypes -c $< -o $@
 
 $(O)/peers/libtracecost-lttng.so: subjects/lttng_provider.c subjects/tc_lttng_tp.h Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(OPTFLAGS) -I. -fPIC -shared -o $@ $< \
-		$(shell pkg-config --libs lttng-ust 2>/dev/null)
+	$(quiet) LD $(@:$(O)/%=%)
+	$(Q)$(CC) $(BASE_CFLAGS) $(OPTFLAGS) -I. -fPIC -shared -o $@ $< \
+		$(shell $(PKG_CONFIG) --libs lttng-ust 2>/dev/null)
 
 PEER_DEFS	= -DTC_HAVE_USDT=$(if $(TC_HAVE_USDT),1,0) -DTC_HAVE_LTTNG=$(if $(TC_HAVE_LTTNG),1,0) \
 		   -DTC_PEER_LIBDIR='"$(LIBDIR)/tracecost"'
@@ -214,16 +232,19 @@ SO_CXXFLAGS	= -std=gnu++17 -g $(OPTFLAGS) -Wall -Wextra -Wno-unused-parameter -p
 $(SO_TEST_DIR)/libtcsite_%.so: tests/unit/so/site_%.c tests/unit/so/so_test.h \
 		$(wildcard include/tracecost/*.h) Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $<
+	$(quiet) LD $(@:$(O)/%=%)
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $<
 
 $(SO_TEST_DIR)/libtcsite_%.so: tests/unit/so/site_%.cc tests/unit/so/so_test.h \
 		$(wildcard include/tracecost/*.h) Makefile
 	@mkdir -p $(dir $@)
-	$(CXX) $(SO_CXXFLAGS) -fPIC -shared -o $@ $<
+	$(quiet) CXX $(@:$(O)/%=%)
+	$(Q)$(CXX) $(SO_CXXFLAGS) -fPIC -shared -o $@ $<
 
 $(O)/tests/test_static_key_so: tests/unit/test_static_key_so.c $(SO_TEST_LIBS) $(LIBTC)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -rdynamic -o $@ $< -Wl,--no-as-needed $(SO_TEST_DIR)/libtcsite_a.so \
+	$(quiet) LD $(@:$(O)/%=%)
+	$(Q)$(CC) $(ALL_CFLAGS) -rdynamic -o $@ $< -Wl,--no-as-needed $(SO_TEST_DIR)/libtcsite_a.so \
 		-Wl,-rpath,'$$ORIGIN/so' $(LIBTC) $(LDLIBS) -lcmocka -ldl $(LDFLAGS)
 
 # libtracecost.so (position-independent objects, initial-exec TLS) and
@@ -254,10 +275,12 @@ MAN3_LINKS	:= tc_static_key_enable:tc_static_key tc_static_key_disable:tc_static
 
 $(O)/pic/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h) Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -UTC_TLS_MODEL -fPIC -c $< -o $@
+	$(quiet) CC $(@:$(O)/%=%)
+	$(Q)$(CC) $(ALL_CFLAGS) -UTC_TLS_MODEL -fPIC -c $< -o $@
 
 $(LIBTC_SO): $(PIC_OBJS)
-	$(CC) -shared -Wl,-soname,$(LIBTC_SONAME) -Wl,--no-undefined -o $@ $^ $(LDLIBS) $(LDFLAGS)
+	$(quiet) LD $(@:$(O)/%=%)
+	$(Q)$(CC) -shared -Wl,-soname,$(LIBTC_SONAME) -Wl,--no-undefined -o $@ $^ $(LDLIBS) $(LDFLAGS)
 
 $(O)/tracecost.pc: Makefile
 	@mkdir -p $(dir $@)
@@ -508,7 +531,7 @@ bench: deps
 
 # Disassembly of the toggle subject, one file per configuration.
 asm: $(SUBJECT_OBJS)
-	@for f in $(SUBJECT_OBJS); do objdump -d --no-show-raw-insn $$f > $${f%.o}.asm; echo $${f%.o}.asm; done
+	@for f in $(SUBJECT_OBJS); do $(CROSS_COMPILE)objdump -d --no-show-raw-insn $$f > $${f%.o}.asm; echo $${f%.o}.asm; done
 
 clean:
 	rm -rf build build-san build-tsan

@@ -1,19 +1,20 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * lib/static_key.c - slow path of the userspace static keys: reference
- * counts, and on x86-64 with asm goto the patching of the sites in
- * tc_jump_table. The design and its safety argument are in
- * include/tracecost/static_key.h; the sources are the kernel's
- * kernel/jump_label.c (counting), arch/x86/kernel/jump_label.c (which
- * instruction to write) and arch/x86/kernel/alternative.c (text_poke_bp,
- * the order of the writes).
+ * lib/static_key.c - slow path of the userspace static keys, the part every
+ * architecture shares: reference counts, the jump tables of the loaded
+ * objects, which sites a flip changes and to what, and the patch
+ * environment (/proc/self/mem, membarrier SYNC_CORE, fork()). How the bytes
+ * are written is the architecture's: static_key_x86.c, static_key_arm64.c.
+ * The design and its safety arguments are in include/tracecost/static_key.h;
+ * the sources are the kernel's kernel/jump_label.c (counting, the module
+ * tables) and arch/{x86,arm64}/kernel/jump_label.c.
  *
- * Locking: tc_key_mutex serialises every update of a key count and every
+ * Locking: tcsk_mutex serialises every update of a key count and every
  * write to a site; a site's bytes and a key's count change only under it.
  * Lock-free readers: the sites themselves (instruction fetch, ordered by
  * membarrier SYNC_CORE), tc_static_key_enabled() (one __atomic load of the
- * count), and the SIGTRAP handler (which reads tc_poke_state and the site's
- * byte 0 with acquire loads, see tc_sigtrap()).
+ * count), and the x86-64 SIGTRAP handler (tcsk_find_site() and the site's
+ * byte 0, see static_key_x86.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,30 +22,28 @@
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 #include <tracecost/static_key.h>
+#include "static_key-local.h"
 
 /* Serialises tc_static_key_enable/disable: counts and site writes. */
-static pthread_mutex_t tc_key_mutex = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t tcsk_mutex = PTHREAD_MUTEX_INITIALIZER;
 
-/* Events counted by the SIGTRAP handler (atomic increments). */
-static unsigned long tc_int3_hits;
+unsigned long tcsk_int3_hits;
 
 /* Test hook: sleep after each patch step, microseconds. Written by tests. */
 static unsigned int tc_poke_delay_us;
 
 /*
  * The jump tables of the loaded objects (the kernel's jump_label_add_module
- * list): a singly linked list, changed only under tc_key_mutex. The SIGTRAP
- * handler walks it without the mutex (tc_find_site()): a table is taken off
+ * list): a singly linked list, changed only under tcsk_mutex. The SIGTRAP
+ * handler walks it without the mutex (tcsk_find_site()): a table is taken off
  * the list with a seq_cst store and its node freed only once no handler is
  * inside the walk (tc_trap_walkers).
  */
@@ -56,30 +55,30 @@ struct tc_jump_module {
 
 static struct tc_jump_module *tc_jump_modules;
 
-/* SIGTRAP handlers inside tc_find_site()'s walk of tc_jump_modules. */
+/* SIGTRAP handlers inside tcsk_find_site()'s walk of tc_jump_modules. */
 static unsigned long tc_trap_walkers;
 
-/* Every entry of every registered table. Under tc_key_mutex. */
+/* Every entry of every registered table. Under tcsk_mutex. */
 #define for_each_jump_entry(m, e) \
 	for ((m) = tc_jump_modules; (m); (m) = (m)->next) \
 		for ((e) = (m)->start; (e) < (m)->stop; (e)++)
 
 /*
  * fork() while another thread flips a key: the child would inherit a locked
- * tc_key_mutex (and, mid-batch, int3 bytes in its copy of the text). The
+ * tcsk_mutex (and, mid-batch, int3 bytes in its copy of the text). The
  * prepare handler takes the mutex, so fork() waits for any batch to end:
  * the child's text then holds complete instructions only, and both sides
  * unlock. (The child sets up its own /proc/self/mem and membarrier
- * registration at its first patch: tc_patch_ready() compares pids.)
+ * registration at its first patch: tcsk_patch_ready() compares pids.)
  */
 static void tc_atfork_prepare(void)
 {
-	pthread_mutex_lock(&tc_key_mutex);
+	pthread_mutex_lock(&tcsk_mutex);
 }
 
 static void tc_atfork_unlock(void)
 {
-	pthread_mutex_unlock(&tc_key_mutex);
+	pthread_mutex_unlock(&tcsk_mutex);
 }
 
 __attribute__((constructor)) static void tc_static_key_atfork_init(void)
@@ -89,7 +88,7 @@ __attribute__((constructor)) static void tc_static_key_atfork_init(void)
 
 unsigned long tc_static_key_int3_hits(void)
 {
-	return __atomic_load_n(&tc_int3_hits, __ATOMIC_RELAXED);
+	return __atomic_load_n(&tcsk_int3_hits, __ATOMIC_RELAXED);
 }
 
 void tc_static_key_set_poke_delay(unsigned int usec)
@@ -97,7 +96,7 @@ void tc_static_key_set_poke_delay(unsigned int usec)
 	__atomic_store_n(&tc_poke_delay_us, usec, __ATOMIC_RELAXED);
 }
 
-/* Number of sites of @key, the first @max stored in @addrs. Under tc_key_mutex. */
+/* Number of sites of @key, the first @max stored in @addrs. Under tcsk_mutex. */
 static int tc_key_sites_locked(const struct tc_static_key *key, void **addrs, int max)
 {
 	const struct tc_jump_module *m;
@@ -121,9 +120,9 @@ int (tc_static_key_sites)(const struct tc_static_key *key, void **addrs, int max
 
 	if (!key || max < 0 || (max > 0 && !addrs))
 		return -EINVAL;
-	pthread_mutex_lock(&tc_key_mutex);
+	pthread_mutex_lock(&tcsk_mutex);
 	n = tc_key_sites_locked(key, addrs, max);
-	pthread_mutex_unlock(&tc_key_mutex);
+	pthread_mutex_unlock(&tcsk_mutex);
 	return n;
 }
 
@@ -133,60 +132,11 @@ bool (tc_static_key_enabled)(const struct tc_static_key *key)
 	return key && __atomic_load_n(&key->enabled, __ATOMIC_ACQUIRE) > 0;
 }
 
-#if TC_STATIC_KEY_ASM_GOTO
-
-#include <linux/membarrier.h>
-
-#define INT3_INSN	0xcc
-#define JMP8_INSN	0xeb
-#define JMP32_INSN	0xe9
-
-static const unsigned char tc_nop5[TC_JUMP_SITE_SIZE] = { TC_JUMP_NOP5 };
-
-const char *tc_static_key_impl(void)
-{
-	return "x86-64 asm goto, 5-byte NOP <-> jmp, text_poke_bp order via "
-	       "/proc/self/mem + membarrier";
-}
-
 /*
- * Patch environment, set up under tc_key_mutex by tc_patch_ready() once per
- * process (a fork()ed child has another pid: its inherited /proc/self/mem
- * descriptor still names the parent's memory, so it reopens and registers
- * again).
- */
-static int tc_mem_fd = -1;
-static pid_t tc_ready_pid;
-static bool tc_trap_installed;
-
-/*
- * The SIGTRAP handler that was installed before ours. Written once, under
- * tc_key_mutex, before our handler is installed; read by tc_sigtrap().
- */
-static struct sigaction tc_prev_trap;
-
-/*
- * The batch in flight: (uintptr_t)key | 1 if its sites are being patched
- * to the enabled state, | 0 to the disabled state; 0 when idle. Written
- * under tc_key_mutex (seq_cst stores, before step 1 and after step 3),
- * read by tc_sigtrap() (acquire).
- */
-static uintptr_t tc_poke_state;
-
-/* What the SIGTRAP handler needs of a site, copied out of its table. */
-struct tc_site_ref {
-	uintptr_t target;
-	struct tc_static_key *key;
-	bool likely;
-};
-
-/*
- * Looks up the site that starts at @ip in every registered table, without
- * the mutex (called by the SIGTRAP handler). Counted in tc_trap_walkers so
+ * Without the mutex (the SIGTRAP handler): counted in tc_trap_walkers so
  * that tc_jump_table_unregister() frees no table we are reading.
- * Return: true and *@ref filled if @ip is a site.
  */
-static bool tc_find_site(uintptr_t ip, struct tc_site_ref *ref)
+bool tcsk_find_site(uintptr_t ip, struct tcsk_site_ref *ref)
 {
 	const struct tc_jump_module *m;
 	const struct tc_jump_entry *e;
@@ -210,120 +160,30 @@ static bool tc_find_site(uintptr_t ip, struct tc_site_ref *ref)
 	return found;
 }
 
-/* Passes a SIGTRAP that is not ours to the previous disposition. */
-static void tc_chain_trap(int sig, siginfo_t *si, void *uc)
-{
-	const struct sigaction *p = &tc_prev_trap;
-	struct sigaction dfl;
+#if TC_STATIC_KEY_ASM_GOTO
 
-	if (p->sa_flags & SA_SIGINFO) {
-		if (p->sa_sigaction)
-			p->sa_sigaction(sig, si, uc);
-		return;
-	}
-	if (p->sa_handler == SIG_IGN)
-		return;
-	if (p->sa_handler == SIG_DFL) {
-		/* Default action (core dump): reset and re-raise; delivered on return. */
-		memset(&dfl, 0, sizeof(dfl));
-		dfl.sa_handler = SIG_DFL;
-		sigemptyset(&dfl.sa_mask);
-		sigaction(sig, &dfl, NULL);
-		raise(sig);
-		return;
-	}
-	p->sa_handler(sig);
-}
+#include <linux/membarrier.h>
 
 /*
- * The int3 handler (the userspace poke_int3_handler). Async-signal-safe:
- * only loads, one atomic increment, and the chained handler. Why re-reading
- * byte 0 is enough, and why a late handler (the batch long finished) is
- * harmless, is explained in static_key.h.
+ * Patch environment, set up under tcsk_mutex by tcsk_patch_ready() once per
+ * process (a fork()ed child has another pid: its inherited /proc/self/mem
+ * descriptor still names the parent's memory, so it reopens and registers
+ * again).
  */
-static void tc_sigtrap(int sig, siginfo_t *si, void *ctx)
-{
-	ucontext_t *uc = ctx;
-	struct tc_site_ref site;
-	uintptr_t ip, state;
-	unsigned int spins;
-
-	/*
-	 * The kernel's int3 path (do_int3_user) sends SI_KERNEL; raise()/kill()/
-	 * sigqueue() give <= 0, a single step TRAP_TRACE, a hardware breakpoint
-	 * TRAP_HWBKPT, perf TRAP_PERF: none of those is a site's int3, even when
-	 * RIP - 1 happens to be a site's first byte.
-	 */
-	if (si->si_code != SI_KERNEL)
-		goto chain;
-	ip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP] - 1;
-	if (!tc_find_site(ip, &site))
-		goto chain;
-	for (spins = 0; spins < (1u << 20); spins++) {
-		/* Acquire: the batch state was stored before the int3 was written. */
-		if (__atomic_load_n((const unsigned char *)ip, __ATOMIC_ACQUIRE) != INT3_INSN) {
-			/* Complete instruction again: run it. */
-			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)ip;
-			goto ours;
-		}
-		state = __atomic_load_n(&tc_poke_state, __ATOMIC_ACQUIRE);
-		if (state && (struct tc_static_key *)(state & ~(uintptr_t)1) == site.key) {
-			/* Emulate the new instruction. */
-			if ((state & 1) ^ site.likely)
-				uc->uc_mcontext.gregs[REG_RIP] = (greg_t)site.target;
-			else
-				uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(ip + TC_JUMP_SITE_SIZE);
-			goto ours;
-		}
-		/* The batch ended between the two loads: byte 0 is restored now. */
-		__builtin_ia32_pause();
-	}
-	/* An int3 on a site that no batch of ours wrote: not ours. */
-chain:
-	tc_chain_trap(sig, si, ctx);
-	return;
-ours:
-	__atomic_fetch_add(&tc_int3_hits, 1, __ATOMIC_RELAXED);
-}
+static int tc_mem_fd = -1;
+static pid_t tc_ready_pid;
 
 static int tc_membarrier(int cmd)
 {
 	return syscall(__NR_membarrier, cmd, 0, 0) < 0 ? -errno : 0;
 }
 
-/* Installs tc_sigtrap once, remembering the previous disposition. Under tc_key_mutex. */
-static int tc_install_trap(void)
-{
-	struct sigaction sa, old;
-
-	if (tc_trap_installed)
-		return 0;
-	if (sigaction(SIGTRAP, NULL, &tc_prev_trap))
-		return -errno;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = tc_sigtrap;
-	/*
-	 * SA_NODEFER: SIGTRAP stays unblocked in our handler and in a handler
-	 * we chain to, so a site run there can trap again (a synchronous trap
-	 * on a blocked signal would kill the process).
-	 */
-	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK | SA_NODEFER;
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGTRAP, &sa, &old))
-		return -errno;
-	/* Changed between the two calls (another thread): keep the newer one. */
-	if (memcmp(&old, &tc_prev_trap, sizeof(old)))
-		tc_prev_trap = old;
-	tc_trap_installed = true;
-	return 0;
-}
-
 /*
  * Makes sure membarrier SYNC_CORE is registered, /proc/self/mem is open and
- * the SIGTRAP handler installed, for this process. Under tc_key_mutex.
+ * the architecture's set-up done, for this process. Under tcsk_mutex.
  * Return: 0 or a negative errno (nothing was patched).
  */
-static int tc_patch_ready(void)
+static int tcsk_patch_ready(void)
 {
 	pid_t pid = getpid();
 	long mask;
@@ -342,7 +202,7 @@ static int tc_patch_ready(void)
 	fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return errno == EACCES ? -EPERM : -errno;
-	ret = tc_install_trap();
+	ret = tcsk_arch_ready();
 	if (ret) {
 		close(fd);
 		return ret;
@@ -354,24 +214,49 @@ static int tc_patch_ready(void)
 	return 0;
 }
 
-static int tc_poke(uintptr_t addr, const unsigned char *buf, size_t len);
+int tcsk_poke(uintptr_t addr, const void *buf, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = pwrite(tc_mem_fd, buf, len, (off_t)addr);
+	while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)len)
+		return 0;
+	return n < 0 ? -errno : -EIO;
+}
+
+int tcsk_sync_core(void)
+{
+	unsigned int delay = __atomic_load_n(&tc_poke_delay_us, __ATOMIC_RELAXED);
+	int ret = tc_membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE);
+
+	if (delay)
+		usleep(delay);
+	return ret;
+}
+
+const char *tc_static_key_impl(void)
+{
+	return tcsk_arch_impl();
+}
 
 int tc_static_key_patch_check(char *why, size_t len)
 {
 	const struct tc_jump_entry *e = __start_tc_jump_table;
 	int ret;
 
-	pthread_mutex_lock(&tc_key_mutex);
-	ret = tc_patch_ready();
+	pthread_mutex_lock(&tcsk_mutex);
+	ret = tcsk_patch_ready();
 	/* proc_mem.force_override=never: the open works, the write fails */
 	if (!ret && e < __stop_tc_jump_table) {
 		unsigned char b = *(const unsigned char *)tc_jump_entry_code(e);
 
-		ret = tc_poke(tc_jump_entry_code(e), &b, 1);
+		ret = tcsk_poke(tc_jump_entry_code(e), &b, 1);
 		if (ret)
 			ret = -EPERM;
 	}
-	pthread_mutex_unlock(&tc_key_mutex);
+	pthread_mutex_unlock(&tcsk_mutex);
 	if (ret == -ENOSYS)
 		snprintf(why, len, "membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE) "
 			 "is unavailable (ENOSYS: a kernel before 4.16, or a seccomp filter)");
@@ -384,128 +269,29 @@ int tc_static_key_patch_check(char *why, size_t len)
 	return ret;
 }
 
-/* Writes @len bytes at code address @addr through /proc/self/mem. */
-static int tc_poke(uintptr_t addr, const unsigned char *buf, size_t len)
-{
-	ssize_t n;
-
-	do
-		n = pwrite(tc_mem_fd, buf, len, (off_t)addr);
-	while (n < 0 && errno == EINTR);
-	if (n == (ssize_t)len)
-		return 0;
-	return n < 0 ? -errno : -EIO;
-}
-
-/* membarrier SYNC_CORE, then the test delay. */
-static int tc_sync_core(void)
-{
-	unsigned int delay = __atomic_load_n(&tc_poke_delay_us, __ATOMIC_RELAXED);
-	int ret = tc_membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE);
-
-	if (delay)
-		usleep(delay);
-	return ret;
-}
-
-/* Does @insn (the site's bytes) hold the NOP, or a jmp (either form) to the target of @e? */
-static bool tc_site_is(const unsigned char *insn, const struct tc_jump_entry *e, bool jump)
-{
-	uintptr_t ip = tc_jump_entry_code(e), target = tc_jump_entry_target(e);
-	int32_t rel32;
-
-	if (!jump)
-		return !memcmp(insn, tc_nop5, TC_JUMP_SITE_SIZE);
-	if (insn[0] == JMP8_INSN)
-		return ip + 2 + (intptr_t)(int8_t)insn[1] == target;
-	if (insn[0] == JMP32_INSN) {
-		memcpy(&rel32, insn + 1, sizeof(rel32));
-		return ip + TC_JUMP_SITE_SIZE + (intptr_t)rel32 == target;
-	}
-	return false;
-}
-
-/*
- * The instruction for state @jump at the site of @e, whose bytes are now
- * @cur: the NOP, or the shortest jmp (the kernel's arch/x86 jump_label.c
- * writes the 2-byte form when the displacement fits, too).
- */
-static void tc_site_insn(const struct tc_jump_entry *e, bool jump, const unsigned char *cur,
-			 unsigned char *out)
-{
-	uintptr_t ip = tc_jump_entry_code(e), target = tc_jump_entry_target(e);
-	intptr_t rel = (intptr_t)(target - (ip + 2));
-	int32_t rel32;
-
-	if (!jump) {
-		memcpy(out, tc_nop5, TC_JUMP_SITE_SIZE);
-		return;
-	}
-	memcpy(out, cur, TC_JUMP_SITE_SIZE);
-	if (rel >= -128 && rel <= 127) {
-		out[0] = JMP8_INSN;
-		out[1] = (unsigned char)(int8_t)rel;
-		return;
-	}
-	rel32 = (int32_t)(intptr_t)(target - (ip + TC_JUMP_SITE_SIZE));
-	out[0] = JMP32_INSN;
-	memcpy(out + 1, &rel32, sizeof(rel32));
-}
-
-struct tc_poke_site {
-	uintptr_t ip;
-	unsigned char old[TC_JUMP_SITE_SIZE];
-	unsigned char new[TC_JUMP_SITE_SIZE];
-};
-
-/*
- * Best-effort return of every site of a failed batch to its old bytes, with
- * the same int3 protocol; the handler emulates the old instruction meanwhile.
- */
-static void tc_poke_revert(struct tc_static_key *key, bool enable,
-			   const struct tc_poke_site *p, int n)
-{
-	const unsigned char int3 = INT3_INSN;
-	int i;
-
-	__atomic_store_n(&tc_poke_state, (uintptr_t)key | !enable, __ATOMIC_SEQ_CST);
-	for (i = 0; i < n; i++)
-		tc_poke(p[i].ip, &int3, 1);
-	tc_sync_core();
-	for (i = 0; i < n; i++)
-		tc_poke(p[i].ip + 1, p[i].old + 1, TC_JUMP_SITE_SIZE - 1);
-	tc_sync_core();
-	for (i = 0; i < n; i++)
-		tc_poke(p[i].ip, p[i].old, 1);
-	tc_sync_core();
-	__atomic_store_n(&tc_poke_state, 0, __ATOMIC_SEQ_CST);
-}
-
 /*
  * Patches every site of @key to its state for "enabled == @enable" (the
- * kernel's jump_label_update()). Under tc_key_mutex.
+ * kernel's jump_label_update()). Under tcsk_mutex.
  * Return: 0 or a negative errno, with every site unchanged.
  */
 static int tc_key_update(struct tc_static_key *key, bool enable)
 {
-	const unsigned char int3 = INT3_INSN;
 	const struct tc_jump_module *m;
 	const struct tc_jump_entry *e;
-	struct tc_poke_site *p = NULL;
-	int i, n = 0, nr, ret;
-	bool tails = false;
+	struct tcsk_site *p = NULL;
+	int n = 0, nr, ret;
 
 	nr = tc_key_sites_locked(key, NULL, 0);
 	if (nr <= 0)
 		return nr;
-	ret = tc_patch_ready();
+	ret = tcsk_patch_ready();
 	if (ret)
 		return ret;
 	p = calloc((size_t)nr, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
 
-	/* Step 0: every site must hold the old instruction (the kernel BUG()s). */
+	/* Every site must hold the old instruction (the kernel BUG()s). */
 	for_each_jump_entry(m, e) {
 		const unsigned char *cur;
 		bool likely = tc_jump_entry_is_likely(e);
@@ -513,70 +299,29 @@ static int tc_key_update(struct tc_static_key *key, bool enable)
 		if (tc_jump_entry_key(e) != key)
 			continue;
 		cur = (const unsigned char *)tc_jump_entry_code(e);
-		if (tc_site_is(cur, e, enable ^ likely))
+		if (tcsk_arch_site_is(cur, e, enable ^ likely))
 			continue;	/* already there */
-		if (!tc_site_is(cur, e, !enable ^ likely)) {
+		if (!tcsk_arch_site_is(cur, e, !enable ^ likely)) {
 			ret = -EINVAL;
 			goto out;
 		}
 		p[n].ip = tc_jump_entry_code(e);
 		memcpy(p[n].old, cur, TC_JUMP_SITE_SIZE);
-		tc_site_insn(e, enable ^ likely, cur, p[n].new);
-		if (memcmp(p[n].old + 1, p[n].new + 1, TC_JUMP_SITE_SIZE - 1))
-			tails = true;
+		ret = tcsk_arch_site_insn(e, enable ^ likely, cur, p[n].new);
+		if (ret)
+			goto out;
 		n++;
 	}
 	if (!n)
 		goto out;
 	/* Can we write our text at all? Rewrite one byte with its own value. */
-	ret = tc_poke(p[0].ip, p[0].old, 1);
+	ret = tcsk_poke(p[0].ip, p[0].old, 1);
 	if (ret) {
 		if (ret == -EIO || ret == -EFAULT || ret == -EACCES)
 			ret = -EPERM;
 		goto out;
 	}
-
-	/* Publish the batch for tc_sigtrap() before the first int3. */
-	__atomic_store_n(&tc_poke_state, (uintptr_t)key | enable, __ATOMIC_SEQ_CST);
-
-	/* Step 1: int3 over byte 0, then every thread serialises. */
-	for (i = 0; i < n; i++) {
-		ret = tc_poke(p[i].ip, &int3, 1);
-		if (ret)
-			goto revert;
-	}
-	ret = tc_sync_core();
-	if (ret)
-		goto revert;
-
-	/* Step 2: the tail of the new instruction (nobody executes it). */
-	if (tails) {
-		for (i = 0; i < n; i++) {
-			if (!memcmp(p[i].old + 1, p[i].new + 1, TC_JUMP_SITE_SIZE - 1))
-				continue;
-			ret = tc_poke(p[i].ip + 1, p[i].new + 1, TC_JUMP_SITE_SIZE - 1);
-			if (ret)
-				goto revert;
-		}
-		ret = tc_sync_core();
-		if (ret)
-			goto revert;
-	}
-
-	/* Step 3: byte 0 of the new instruction; after the sync everyone runs it. */
-	for (i = 0; i < n; i++) {
-		ret = tc_poke(p[i].ip, p[i].new, 1);
-		if (ret)
-			goto revert;
-	}
-	ret = tc_sync_core();
-	if (ret)
-		goto revert;
-	__atomic_store_n(&tc_poke_state, 0, __ATOMIC_SEQ_CST);
-	goto out;
-
-revert:
-	tc_poke_revert(key, enable, p, n);
+	ret = tcsk_arch_patch(key, enable, p, n);
 out:
 	free(p);
 	return ret;
@@ -595,10 +340,28 @@ const char *tc_static_key_impl(void)
 {
 #if defined(TC_STATIC_KEY_FORCE_FLAG)
 	return "flag test (no asm goto): forced by TC_STATIC_KEY_FORCE_FLAG";
-#elif !defined(__x86_64__)
-	return "flag test (no asm goto): not x86-64";
+#elif !defined(__x86_64__) && !defined(__aarch64__)
+	return "flag test (no asm goto): neither x86-64 nor AArch64";
 #else
 	return "flag test (no asm goto): compiler without asm goto";
+#endif
+}
+
+/*
+ * The compiled-in instruction of an asm-goto site (objects built without
+ * the flag fallback): a jump or the NOP, never rewritten by this build.
+ */
+bool tcsk_arch_site_is(const unsigned char *insn, const struct tc_jump_entry *e, bool jump)
+{
+#if defined(__aarch64__)
+	uint32_t v;
+
+	(void)e;
+	memcpy(&v, insn, sizeof(v));
+	return ((v & 0xfc000000u) == 0x14000000u) == jump;
+#else
+	(void)e;
+	return (insn[0] == 0xe9) == jump;
 #endif
 }
 
@@ -621,7 +384,7 @@ int (tc_static_key_enable)(struct tc_static_key *key)
 
 	if (!key)
 		return -EINVAL;
-	pthread_mutex_lock(&tc_key_mutex);
+	pthread_mutex_lock(&tcsk_mutex);
 	cnt = key->enabled;
 	if (cnt == INT_MAX) {
 		ret = -EOVERFLOW;
@@ -633,7 +396,7 @@ int (tc_static_key_enable)(struct tc_static_key *key)
 	} else {
 		__atomic_store_n(&key->enabled, cnt + 1, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&tc_key_mutex);
+	pthread_mutex_unlock(&tcsk_mutex);
 	return ret;
 }
 
@@ -643,7 +406,7 @@ int (tc_static_key_disable)(struct tc_static_key *key)
 
 	if (!key)
 		return -EINVAL;
-	pthread_mutex_lock(&tc_key_mutex);
+	pthread_mutex_lock(&tcsk_mutex);
 	cnt = key->enabled;
 	if (cnt <= 0) {
 		ret = -EINVAL;
@@ -655,22 +418,17 @@ int (tc_static_key_disable)(struct tc_static_key *key)
 	} else {
 		__atomic_store_n(&key->enabled, cnt - 1, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&tc_key_mutex);
+	pthread_mutex_unlock(&tcsk_mutex);
 	return ret;
 }
 
-/* Does the site of @e hold the instruction for its key's current count? Under tc_key_mutex. */
+/* Does the site of @e hold the instruction for its key's current count? Under tcsk_mutex. */
 static bool tc_site_current(const struct tc_jump_entry *e)
 {
 	bool jump = (tc_jump_entry_key(e)->enabled > 0) ^ tc_jump_entry_is_likely(e);
 	const unsigned char *insn = (const unsigned char *)tc_jump_entry_code(e);
 
-#if TC_STATIC_KEY_ASM_GOTO
-	return tc_site_is(insn, e, jump);
-#else
-	/* The compiled-in instruction: a NOP or "e9 rel32" (never rewritten here). */
-	return (insn[0] == 0xe9) == jump;
-#endif
+	return tcsk_arch_site_is(insn, e, jump);
 }
 
 void tc_jump_table_register(const struct tc_jump_entry *start, const struct tc_jump_entry *stop)
@@ -681,11 +439,11 @@ void tc_jump_table_register(const struct tc_jump_entry *start, const struct tc_j
 
 	if (!start || stop <= start)
 		return;
-	pthread_mutex_lock(&tc_key_mutex);
+	pthread_mutex_lock(&tcsk_mutex);
 	for (m = tc_jump_modules; m; m = m->next) {
 		if (m->start == start) {
 			m->users++;
-			pthread_mutex_unlock(&tc_key_mutex);
+			pthread_mutex_unlock(&tcsk_mutex);
 			return;
 		}
 	}
@@ -711,7 +469,7 @@ void tc_jump_table_register(const struct tc_jump_entry *start, const struct tc_j
 		if (ret)
 			goto fatal;
 	}
-	pthread_mutex_unlock(&tc_key_mutex);
+	pthread_mutex_unlock(&tcsk_mutex);
 	return;
 fatal:
 	/* A constructor cannot fail dlopen(); a stale site must not run. */
@@ -727,18 +485,18 @@ void tc_jump_table_unregister(const struct tc_jump_entry *start)
 
 	if (!start)
 		return;
-	pthread_mutex_lock(&tc_key_mutex);
+	pthread_mutex_lock(&tcsk_mutex);
 	for (pp = &tc_jump_modules; (m = *pp); pp = &m->next) {
 		if (m->start != start)
 			continue;
 		if (--m->users)
 			break;
 		__atomic_store_n(pp, m->next, __ATOMIC_SEQ_CST);
-		/* No handler may still walk into @m (see tc_find_site()). */
+		/* No handler may still walk into @m (see tcsk_find_site()). */
 		while (__atomic_load_n(&tc_trap_walkers, __ATOMIC_SEQ_CST))
 			sched_yield();
 		free(m);
 		break;
 	}
-	pthread_mutex_unlock(&tc_key_mutex);
+	pthread_mutex_unlock(&tcsk_mutex);
 }

@@ -20,7 +20,7 @@
  *	    recorded in the state file first (tracecost restore).
  *  flag:   flag and flag+ (recording probe through the same dispatch as
  *	    static+).
- *  floor:  rdtsc + a 32-byte store into a per-thread ring at every toggle.
+ *  floor:  a counter read (rdtsc) + a 32-byte store into a per-thread ring at every toggle.
  *
  * A peer that was not built (headers missing at build time) is a column
  * saying "not built"; an enabled column that cannot be set up says why and

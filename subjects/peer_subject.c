@@ -8,8 +8,9 @@
  *		int (the scheme of LTTng-UST's and libside's "enabled" state);
  *		set, it calls the object's own tracepoint (the same dispatch
  *		and recording probe as static+). flag: 0; flag+: 1.
- *  floor  (2): every toggle records: one rdtsc and one 32-byte event stored
- *		into a hot per-thread ring (256 events, 8 KiB) - the cheapest
+ *  floor  (2): every toggle records: one counter read (rdtsc; cntvct_el0
+ *		on AArch64) and one 32-byte event stored into a hot
+ *		per-thread ring (256 events, 8 KiB) - the cheapest
  *		recording of an event there is, the physical floor.
  *  usdt   (3): a sys/sdt.h probe without semaphore (a NOP; its arguments are
  *		computed every time); usdt+ is the same object with a uprobe on
@@ -28,8 +29,8 @@
  * which in the timed pairs is always a state change too.
  */
 #include <stdint.h>
-#include <x86intrin.h>
 
+#include <tracecost/clock.h>
 #include <tracecost/compiler.h>
 #include <tracecost/ringbuf.h>
 #include <tracecost/subject.h>
@@ -101,7 +102,7 @@ static tc_always_inline void floor_record(unsigned long ip, unsigned long pip)
 	uint64_t h = r->head;
 	struct tc_event *e = &r->ev[h & (TC_FLOOR_EVENTS - 1)];
 
-	*e = (struct tc_event){ .ts = __rdtsc(), .ip = ip, .parent_ip = pip };
+	*e = (struct tc_event){ .ts = tc_clock_read_fast(), .ip = ip, .parent_ip = pip };
 	r->head = h + 1;
 }
 #define LOOP_PROLOGUE	floor_thread()

@@ -105,8 +105,11 @@ struct tc_clock_info {
  * @ms:		measurement window in ms (>= 10; 100 gives ~10 ppm here)
  *
  * Measures the counter against CLOCK_MONOTONIC_RAW over @ms (the kernel's
- * NTP-free clock), three times, keeping the median. Not thread-safe with
- * itself; call once, from one thread.
+ * NTP-free clock), three times, keeping the median. On AArch64 @freq_hz is
+ * CNTFRQ_EL0 instead (the Arm ARM's frequency register of the system
+ * counter, set by firmware; the measurement is kept in @source as a check),
+ * unless it reads 0. Not thread-safe with itself; call once, from one
+ * thread.
  *
  * Return: 0, or -EINVAL for @ms < 10, -EIO if the counter did not advance.
  */

@@ -10,10 +10,11 @@
  *	if (tc_static_branch_unlikely(&key))
  *		rare_path();
  *
- * and, on x86-64 with asm goto, the test is not a load and a compare but one
- * 5-byte instruction at the "site": a NOP (fall through) or a jmp to the
- * branch target. tc_static_key_enable()/tc_static_key_disable() rewrite the
- * sites of a key while other threads keep executing them.
+ * and, with asm goto, the test is not a load and a compare but one
+ * instruction at the "site": a NOP (fall through) or a jump to the branch
+ * target; 5 bytes on x86-64 (nopl / jmp), 4 on AArch64 (NOP / B).
+ * tc_static_key_enable()/tc_static_key_disable() rewrite the sites of a key
+ * while other threads keep executing them.
  *
  * Keys and their defaults
  * -----------------------
@@ -45,8 +46,11 @@
  * its address is no link-time constant and GCC before 14 refuses it as an
  * asm operand; there the site gets a private pointer to the key (static,
  * relocated by the dynamic loader, read-only after RELRO) and the entry
- * points to that pointer with bit 1 set. The section is "aw" like the
- * kernel's __jump_table.
+ * points to that pointer with bit 1 set. On AArch64 every object does so,
+ * executables too: there the static linker cannot resolve a 64-bit
+ * PC-relative reference (R_AARCH64_PREL64) to a key that a shared object
+ * defines, where x86-64's makes a copy relocation. The section is "aw"
+ * like the kernel's __jump_table.
  *
  * One table per object, registered at load time (the kernel's
  * jump_label_add_module()/jump_label_del_module()): this header gives every
@@ -141,19 +145,70 @@
  * an int3 elsewhere) is passed to the handler that was installed before ours
  * (or the default action is re-raised; SIG_IGN is honoured).
  *
+ * Patching safety (AArch64)
+ * -------------------------
+ * Sources:
+ *  [ARM]	Arm Architecture Reference Manual for A-profile (DDI 0487),
+ *		"Concurrent modification and execution of instructions": when
+ *		one thread replaces an instruction of the set B, BL, BRK, HVC,
+ *		ISB, NOP, SMC, SVC by another of the set with a single-copy
+ *		atomic 32-bit write, a thread executing that location
+ *		concurrently runs either the old or the new instruction, nothing
+ *		else. "Synchronization and coherency issues between data and
+ *		instruction accesses": the new instruction is guaranteed to be
+ *		fetched once its location was cleaned to the Point of
+ *		Unification (DC CVAU; DSB ISH), invalidated in the instruction
+ *		caches (IC IVAU; DSB ISH), and the executing thread then passed
+ *		a context synchronization event (ISB, exception entry or return).
+ *  [KERNEL64]	Linux arch/arm64/kernel/jump_label.c: NOP <-> B with
+ *		aarch64_insn_patch_text_nosync() (one 32-bit store, then
+ *		caches_clean_inval_pou() on the site) and no stop_machine(), by
+ *		[ARM]'s first rule; then kick_all_cpus_sync(), an IPI to every
+ *		CPU, whose exception return synchronizes its context.
+ *  [PROCMEM64]	Linux (6.1) /proc/PID/mem writes: mem_rw() -> access_remote_vm()
+ *		-> copy_to_user_page() (arch/arm64/mm/flush.c): memcpy() into the
+ *		kernel's alias of the (copied-on-write) page, then, for an
+ *		executable mapping, sync_icache_aliases(): D-cache clean and
+ *		I-cache invalidate to the PoU. The kernel's memcpy()
+ *		(arch/arm64/lib/memcpy.S) copies 4 bytes as two 32-bit loads and
+ *		two 32-bit stores of the whole word (the "4-7 bytes" case), both
+ *		to our 4-byte-aligned site: each store is single-copy atomic and
+ *		the second writes the value the first did.
+ *  [MEMBARRIER] as for x86-64; arm64 selects ARCH_HAS_MEMBARRIER_SYNC_CORE
+ *		(Documentation/features/sched/membarrier-sync-core): the IPI's
+ *		exception return, and every return to user space, is a context
+ *		synchronization event.
+ *
+ * Procedure, for all sites of one key, under the same mutex:
+ *  0. as on x86-64: every site must hold the expected old instruction (NOP
+ *     or a B to the entry's target), else -EINVAL and nothing is written;
+ *  1. write the new 32-bit instruction of each site through /proc/self/mem
+ *     ([PROCMEM64]: one single-copy atomic value, kernel cache maintenance),
+ *     then "dc cvau; dsb ish; ic ivau; dsb ish; isb" on the site's user
+ *     address: [ARM]'s sequence, done again by us so that the argument does
+ *     not rest on the kernel's choice of alias (and so that an emulator
+ *     that models code writes by IC IVAU sees this one: QEMU >= 8.1);
+ *  2. membarrier SYNC_CORE once: when enable or disable returns, every
+ *     thread runs the new instruction ([KERNEL64]'s kick_all_cpus_sync()).
+ * There is no breakpoint step and no SIGTRAP handler: by [ARM]'s first rule
+ * a thread that runs a site during step 1 executes the old NOP/B or the
+ * new one; during the batch, as on x86-64, either value may be seen. New
+ * instructions: "b target" (imm26, +-128 MiB: a site and its label are in
+ * one function) or NOP d503201f.
+ *
  * Rules for callers (asm-goto build):
- *  - do not block SIGTRAP in threads that run sites (a blocked synchronous
- *    trap kills the process); our handler runs with SA_NODEFER so a site
- *    run inside a SIGTRAP handler is fine;
+ *  - x86-64: do not block SIGTRAP in threads that run sites (a blocked
+ *    synchronous trap kills the process); our handler runs with SA_NODEFER
+ *    so a site run inside a SIGTRAP handler is fine;
  *  - fork() is safe: a pthread_atfork() handler takes the patch mutex, so
  *    fork() waits for a flip in progress to end (the child's text holds
  *    complete instructions); after fork() the child sets itself up again
  *    (its own /proc/self/mem and membarrier registration);
- *  - a SIGTRAP handler installed after the first tc_static_key_enable() or
- *    disable must chain to the previous one (sigaction()'s oldact), or a
- *    thread that traps on a site being patched dies;
- *  - under ptrace (gdb), a site hit during a flip stops the tracee with
- *    SIGTRAP; continue and pass the signal ("signal SIGTRAP").
+ *  - x86-64: a SIGTRAP handler installed after the first
+ *    tc_static_key_enable() or disable must chain to the previous one
+ *    (sigaction()'s oldact), or a thread that traps on a site being patched
+ *    dies; under ptrace (gdb), a site hit during a flip stops the tracee
+ *    with SIGTRAP; continue and pass the signal ("signal SIGTRAP").
  *
  * If MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE or writes to /proc/self/mem
  * are unavailable (old kernel, seccomp, proc_mem.force_override=never),
@@ -161,7 +216,7 @@
  * change nothing. There is no silent fallback at run time:
  * tc_static_key_patch_check() tells at start-up, naming the feature.
  *
- * Fallback build: without x86-64 or asm goto, or with
+ * Fallback build: without x86-64 or AArch64, without asm goto, or with
  * -DTC_STATIC_KEY_FORCE_FLAG, the branch macros are a load of the count and
  * a predicted compare-and-branch; the API and semantics are unchanged and
  * tc_static_key_impl() says which implementation is compiled in.
@@ -174,7 +229,7 @@
 #include <stdint.h>
 #include <tracecost/compiler.h>
 
-#if defined(__x86_64__) && !defined(TC_STATIC_KEY_FORCE_FLAG) && \
+#if (defined(__x86_64__) || defined(__aarch64__)) && !defined(TC_STATIC_KEY_FORCE_FLAG) && \
 	((defined(__clang__) && __clang_major__ >= 9) || \
 	 (!defined(__clang__) && defined(__GNUC__) && \
 	  (__GNUC__ > 4 || (__GNUC__ == 4 && __GNUC_MINOR__ >= 5))))
@@ -183,9 +238,18 @@
 #define TC_STATIC_KEY_ASM_GOTO	0
 #endif
 
-/* Size of a patch site in bytes, and the NOP it holds while "not taken". */
-#define TC_JUMP_SITE_SIZE	5
+/*
+ * Size of a patch site in bytes, and the NOP it holds while "not taken"
+ * (TC_JUMP_NOP, as bytes in memory order; TC_JUMP_NOP5 is the x86-64 one).
+ */
 #define TC_JUMP_NOP5		0x0f, 0x1f, 0x44, 0x00, 0x00	/* nopl 0x0(%rax,%rax,1) */
+#if defined(__aarch64__)
+#define TC_JUMP_SITE_SIZE	4
+#define TC_JUMP_NOP		0x1f, 0x20, 0x03, 0xd5		/* nop: d503201f */
+#else
+#define TC_JUMP_SITE_SIZE	5
+#define TC_JUMP_NOP		TC_JUMP_NOP5
+#endif
 
 /**
  * struct tc_static_key - a static key (use the typed wrappers below)
@@ -372,14 +436,17 @@ extern bool __tc_static_branch_wrong_type(void)
 
 /*
  * The site: one asm goto whose instruction is chosen by the assembler from
- * @jump (0 or 1, a constant): a 5-byte NOP (falls through: the expression
- * is false) or a forced 5-byte jmp to the "taken" label (the expression is
- * true), plus its jump-table entry. @likely is 0 or 1 (the entry's branch
+ * @jump (0 or 1, a constant): the NOP (falls through: the expression is
+ * false) or a jump to the "taken" label (the expression is true; on x86-64
+ * the forced 5-byte form), plus its jump-table entry. @likely is 0 or 1 (the entry's branch
  * bit). Statement expressions rather than inline functions, so the "i"
  * operands are constants even at -O0.
  */
-#if defined(__PIC__) && !defined(__PIE__)
-/* Shared object: the entry points to a private, relocated pointer to the key. */
+#if (defined(__PIC__) && !defined(__PIE__)) || defined(__aarch64__)
+/*
+ * Shared object, and every AArch64 object: the entry points to a private,
+ * relocated pointer to the key (see "The jump table").
+ */
 #define __TC_SITE_KEY_DECL(k)	static struct tc_static_key *const __tc_kp = (k);
 #define __TC_SITE_KEY_OP(k)	(&__tc_kp)
 #define __TC_SITE_KEY_FLAGS	"2"
@@ -389,23 +456,44 @@ extern bool __tc_static_branch_wrong_type(void)
 #define __TC_SITE_KEY_FLAGS	"0"
 #endif
 
-#define __tc_arch_branch(k, jump, likely) ({					\
-	__label__ l_yes, l_done;						\
-	bool __tc_ret;								\
-	__TC_SITE_KEY_DECL(k)							\
-	__asm__ goto("1:\n\t"							\
+#if defined(__aarch64__)
+/*
+ * The key's address as an operand: "S" (a symbolic address) on AArch64,
+ * where GCC refuses "i" for a symbol in position-independent code, as the
+ * kernel's arm64 jump_label.h does since 6.8; "i" on x86-64.
+ */
+#define __TC_SITE_KEY_C(op)	"S"(op)
+/* One 4-byte instruction: "b label" or "nop" (the kernel's arm64 jump_label.h). */
+#define __TC_SITE_INSN								\
+		     ".if %c1\n\t"						\
+		     "b %l[l_yes]\n\t"					\
+		     ".else\n\t"						\
+		     "nop\n\t"						\
+		     ".endif\n\t"
+#else
+#define __TC_SITE_KEY_C(op)	"i"(op)
+/* A forced 5-byte "jmp rel32" or the 5-byte NOP. */
+#define __TC_SITE_INSN								\
 		     ".if %c1\n\t"						\
 		     ".byte 0xe9\n\t"						\
 		     ".long %l[l_yes] - (1b + 5)\n\t"				\
 		     ".else\n\t"						\
 		     ".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"			\
-		     ".endif\n\t"						\
+		     ".endif\n\t"
+#endif
+
+#define __tc_arch_branch(k, jump, likely) ({					\
+	__label__ l_yes, l_done;						\
+	bool __tc_ret;								\
+	__TC_SITE_KEY_DECL(k)							\
+	__asm__ goto("1:\n\t"							\
+		     __TC_SITE_INSN						\
 		     ".pushsection tc_jump_table, \"aw\"\n\t"			\
 		     ".balign 8\n\t"						\
 		     ".long 1b - ., %l[l_yes] - .\n\t"				\
 		     ".quad %c0 + %c2 + " __TC_SITE_KEY_FLAGS " - .\n\t"	\
 		     ".popsection\n\t"						\
-		     : : "i"(__TC_SITE_KEY_OP(k)), "i"(jump), "i"(likely)	\
+		     : : __TC_SITE_KEY_C(__TC_SITE_KEY_OP(k)), "i"(jump), "i"(likely)	\
 		     : : l_yes);						\
 	__tc_ret = false;							\
 	goto l_done;								\
@@ -543,7 +631,7 @@ bool tc_static_key_enabled(const struct tc_static_key *key);
  * @addrs: array of @max pointers to fill (may be NULL when @max is 0)
  * @max:   capacity of @addrs
  *
- * Every site is TC_JUMP_SITE_SIZE bytes long. Source: the registered jump
+ * Every site is TC_JUMP_SITE_SIZE bytes long (5 on x86-64, 4 on AArch64). Source: the registered jump
  * tables of every loaded object (see "The jump table"). Takes the
  * library's mutex: not from a signal handler.
  *
@@ -557,8 +645,8 @@ int tc_static_key_sites(const struct tc_static_key *key, void **addrs, int max);
  * tc_static_key_impl() - the implementation compiled into the library
  *
  * Return: a static string, e.g. "x86-64 asm goto, 5-byte NOP <-> jmp,
- * text_poke_bp order via /proc/self/mem + membarrier" or
- * "flag test (no asm goto): TC_STATIC_KEY_FORCE_FLAG".
+ * text_poke_bp order via /proc/self/mem + membarrier", "aarch64 asm goto,
+ * NOP <-> B, ..." or "flag test (no asm goto): TC_STATIC_KEY_FORCE_FLAG".
  */
 const char *tc_static_key_impl(void);
 
@@ -566,7 +654,8 @@ const char *tc_static_key_impl(void);
  * tc_static_key_int3_hits() - SIGTRAPs taken on sites being patched
  *
  * Return: number of times the int3 handler redirected a thread (a count of
- * events since program start; 0 in the flag build). For tests.
+ * events since program start; always 0 on AArch64, which has no breakpoint
+ * step, and in the flag build). For tests.
  */
 unsigned long tc_static_key_int3_hits(void);
 
@@ -574,7 +663,8 @@ unsigned long tc_static_key_int3_hits(void);
  * tc_static_key_set_poke_delay() - widen the int3 window, for tests
  * @usec: microseconds to sleep after each patch step (0, the default: none)
  *
- * Makes threads that run a site during a flip hit the int3 reliably.
+ * Makes threads that run a site during a flip hit the int3 reliably (x86-64);
+ * on AArch64 it widens the window between the writes and the membarrier.
  */
 void tc_static_key_set_poke_delay(unsigned int usec);
 

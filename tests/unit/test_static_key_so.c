@@ -32,6 +32,7 @@
 #include <cmocka.h>
 
 #include <tracecost/compiler.h>
+#include "site_insn.h"
 #include "so/so_test.h"
 
 TC_DEFINE_STATIC_KEY_FALSE(tc_so_exe_key);
@@ -96,21 +97,17 @@ static int sites_of(struct tc_static_key *key, void **a)
 	return n;
 }
 
-/* Is every site of @key the jmp (true) or the 5-byte NOP (false)? */
+/* Is every site of @key a jump (true) or the NOP (false)? */
 static void check_sites(struct tc_static_key *key, bool jump, int expect_n)
 {
-	static const unsigned char nop5[] = { TC_JUMP_NOP5 };
 	void *a[8];
 	int i, n = sites_of(key, a);
 
 	assert_int_equal(n, expect_n);
 	for (i = 0; i < n; i++) {
-		const unsigned char *b = a[i];
-
-		if (jump)
-			assert_true(b[0] == 0xeb || b[0] == 0xe9);
-		else
-			assert_memory_equal(b, nop5, sizeof(nop5));
+		if (jump ? !tc_test_site_jump(a[i], NULL) : !tc_test_site_is_nop(a[i]))
+			fail_msg("site %d of %d: expected %s, got %s", i, n,
+				 jump ? "a jump" : "the NOP", tc_test_site_bytes(a[i]));
 	}
 }
 
@@ -209,8 +206,8 @@ static int mem_write(void *addr, const void *buf, size_t len)
 
 static void test_enable_fails_on_unknown_bytes(void **state)
 {
-	static const unsigned char nop5[] = { TC_JUMP_NOP5 };
-	static const unsigned char other[] = { 0x90, 0x90, 0x90, 0x90, 0x90 };
+	static const unsigned char nop[] = { TC_JUMP_NOP };
+	static const unsigned char other[] = { TC_TEST_OTHER_INSN };
 	void *a[8], *so_site = NULL;
 	int i, n;
 
@@ -232,11 +229,11 @@ static void test_enable_fails_on_unknown_bytes(void **state)
 	/* Nothing changed: the executable's site is still the NOP. */
 	for (i = 0; i < n; i++)
 		if (a[i] != so_site)
-			assert_memory_equal(a[i], nop5, sizeof(nop5));
+			assert_true(tc_test_site_is_nop(a[i]));
 	assert_memory_equal(so_site, other, sizeof(other));
 	assert_int_equal(exe_bad(), 0);
 
-	assert_int_equal(mem_write(so_site, nop5, sizeof(nop5)), 0);
+	assert_int_equal(mem_write(so_site, nop, sizeof(nop)), 0);
 	assert_int_equal(tc_static_key_enable(&tc_so_bad_key), 0);
 	assert_int_equal(tc_so_a_bad(), 1);
 	assert_int_equal(exe_bad(), 1);

@@ -23,6 +23,8 @@
 #include <tracecost/static_key.h>
 #include <tracecost/tracepoint.h>
 
+#include "site_insn.h"
+
 /* A global tracepoint whose name is a macro (like the toggle subject's). */
 #define TP_PREFIX	unit_
 #define TP_NAME		TC_CONCAT(TP_PREFIX, basic)
@@ -98,9 +100,9 @@ static void check_key(bool on)
 		const unsigned char *s = a[i];
 
 		if (on)
-			assert_true(s[0] == 0xe9 || s[0] == 0xeb);
+			assert_true(tc_test_site_jump(s, NULL));
 		else
-			assert_int_equal(s[0], 0x0f);
+			assert_true(tc_test_site_is_nop(s));
 	}
 }
 
