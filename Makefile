@@ -8,6 +8,7 @@
 #   make bench      print benchmark figures (see BENCHMARKS.md)
 #   make deps       install missing Debian packages (root) or print the apt-get line
 #   make kernels    build kernels from Debian's linux-source (KERNELS="debug ...", kernel/build.sh)
+#   make check-aarch64  cross-build for AArch64 and run its tests under qemu-user
 #
 # Layout: include/tracecost (public API), lib/ (libtracecost), subjects/ (the toggle
 # subject, one source built once per configuration), src/ (the CLI), tests/, bench/.
@@ -118,6 +119,7 @@ export V
 RUN_ARGS	?= --runs 5 --repeat 2 --samples 1000000
 
 .PHONY: all run check check-unit check-san check-tsan check-integration bench deps clean asm \
+	check-aarch64 deps-aarch64 check-aarch64-if-available \
 	check-kernel deps-kernel check-kernel-if-available check-fuzz kernels deps-kernels \
 	check-kernel-debug check-noise-vm check-noise-vm-if-available check-vm \
 	check-vm-if-available seed-table check-seed-table
@@ -351,6 +353,23 @@ check-tsan:
 	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
 		sh tests/run-unit.sh $(O)-tsan $(TSAN_TESTS:%=$(O)-tsan/tests/%)
 
+# AArch64 (issue 13): the cross build with Debian's gcc-aarch64-linux-gnu
+# against the arm64 multiarch libraries, in its own tree $(O)-arm64, run under
+# qemu-user >= 8.1 (tests/cross/aarch64.sh): every unit test and a short
+# user-suite run. QEMU_AARCH64 names the emulator.
+QEMU_AARCH64	?= qemu-aarch64
+check-aarch64: deps-aarch64
+	@$(MAKE) --no-print-directory CROSS_COMPILE=aarch64-linux-gnu- O=$(O)-arm64 all
+	@sh tests/cross/aarch64.sh $(O)-arm64 $(QEMU_AARCH64)
+
+deps-aarch64:
+	@sh scripts/deps.sh aarch64
+
+check-aarch64-if-available:
+	@if sh scripts/deps.sh --check aarch64; then \
+		$(MAKE) --no-print-directory check-aarch64; \
+	else echo "check-aarch64: skipped (run 'make deps-aarch64' as root to install the cross compiler, the arm64 libraries and qemu-user)"; fi
+
 # A command under a seccomp filter that fails one system call (tests/integration/newuser.sh).
 SECCOMP_DENY	:= $(O)/tests/seccomp-deny
 $(SECCOMP_DENY): tests/integration/seccomp-deny.c
@@ -374,6 +393,7 @@ check: deps
 	$(STAGE) install $(MAKE) --no-print-directory check-install
 	$(STAGE) san $(MAKE) --no-print-directory check-san
 	$(STAGE) tsan $(MAKE) --no-print-directory check-tsan
+	$(STAGE) aarch64 $(MAKE) --no-print-directory check-aarch64-if-available
 	$(STAGE) fuzz $(MAKE) --no-print-directory check-fuzz
 	$(STAGE) kernel $(MAKE) --no-print-directory check-kernel-if-available
 	$(STAGE) noise-vm $(MAKE) --no-print-directory check-noise-vm-if-available
@@ -534,4 +554,4 @@ asm: $(SUBJECT_OBJS)
 	@for f in $(SUBJECT_OBJS); do $(CROSS_COMPILE)objdump -d --no-show-raw-insn $$f > $${f%.o}.asm; echo $${f%.o}.asm; done
 
 clean:
-	rm -rf build build-san build-tsan
+	rm -rf build build-san build-tsan build-arm64

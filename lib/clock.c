@@ -128,9 +128,14 @@ int tc_clock_calibrate(struct tc_clock_info *info, unsigned int ms)
 	if (cntfrq()) {
 		/* the architected frequency; the measurement stays as a check */
 		snprintf(info->source, sizeof(info->source),
-			 "cntfrq_el0 (measured against CLOCK_MONOTONIC_RAW: %.6g Hz)",
-			 info->freq_hz);
+			 "cntfrq_el0; %.3f MHz measured against CLOCK_MONOTONIC_RAW",
+			 info->freq_hz / 1e6);
 		info->freq_hz = (double)cntfrq();
+	} else {
+		/* firmware left it unset (or an emulator does not model it) */
+		snprintf(info->source, sizeof(info->source),
+			 "measured against CLOCK_MONOTONIC_RAW, median of %d x %u ms; "
+			 "cntfrq_el0 reads 0", ROUNDS, ms / ROUNDS);
 	}
 #else
 	(void)cmp_double;

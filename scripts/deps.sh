@@ -8,6 +8,10 @@
 #   deps.sh            the build, the tests and the user suite
 #   deps.sh kernel     also QEMU, busybox and Debian's kernel headers (make check-kernel)
 #   deps.sh kernels    also what make kernels needs (Debian's linux-source-6.1, flex, bison...)
+#   deps.sh aarch64    also the AArch64 cross build and its emulator (make check-aarch64):
+#                      gcc-aarch64-linux-gnu, the arm64 multiarch libraries, and
+#                      qemu-user >= 8.1 (bookworm-backports on Debian 12: 7.2 does not
+#                      see code written through /proc/self/mem, see static_key.h)
 #   deps.sh --check G  exit 0 if group G is installed, 1 if not; installs nothing
 set -eu
 PKGS="gcc make binutils pkg-config liburcu-dev libjansson-dev libcmocka-dev jq man-db groff-base time bsdextrautils libtracefs-dev libtraceevent-dev"
@@ -20,6 +24,12 @@ PKGS="$PKGS stress-ng"
 PKGS="$PKGS g++ liblttng-ust-dev lttng-tools systemtap-sdt-dev"
 KERNEL_PKGS="linux-headers-amd64 qemu-system-x86 busybox-static cpio gzip"
 KERNELS_PKGS="linux-source-6.1 flex bison bc libssl-dev libelf-dev xz-utils patch"
+AARCH64_PKGS="gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6:arm64 liburcu-dev:arm64
+	libjansson-dev:arm64 libcmocka-dev:arm64 libtracefs-dev:arm64 libtraceevent-dev:arm64
+	libelf-dev:arm64 libcapstone-dev:arm64"
+# the first qemu-user that invalidates translated code on IC IVAU (QEMU commit
+# "target/arm: Handle IC IVAU to improve compatibility with JITs", v8.1.0)
+QEMU_USER_MIN="1:8.1"
 check_only=0
 if [ "${1:-}" = "--check" ]; then
 	check_only=1
@@ -29,6 +39,9 @@ if [ "${1:-}" = "kernel" ]; then
 	PKGS="$PKGS $KERNEL_PKGS"
 elif [ "${1:-}" = "kernels" ]; then
 	PKGS="$PKGS $KERNELS_PKGS"
+elif [ "${1:-}" = "aarch64" ]; then
+	PKGS="$PKGS $AARCH64_PKGS"
+	group=aarch64
 fi
 missing=""
 for p in $PKGS; do
@@ -38,15 +51,45 @@ for p in $PKGS; do
 	*) missing="$missing $p" ;;
 	esac
 done
-[ -z "$missing" ] && exit 0
+# qemu-user, new enough (its version, not only its presence)
+qemu_old=0
+if [ "${group:-}" = aarch64 ]; then
+	v=$(dpkg-query -W -f='${Version}' qemu-user 2>/dev/null || true)
+	if [ -z "$v" ] || ! dpkg --compare-versions "$v" ge "$QEMU_USER_MIN"; then
+		qemu_old=1
+	fi
+fi
+[ -z "$missing" ] && [ "$qemu_old" -eq 0 ] && exit 0
 [ "$check_only" -eq 1 ] && exit 1
 if [ "$(id -u)" -ne 0 ]; then
-	echo "tracecost: missing packages:$missing" >&2
-	echo "run as root: apt-get update && apt-get install -y$missing" >&2
+	[ -n "$missing" ] && echo "tracecost: missing packages:$missing" >&2
+	[ -n "$missing" ] && echo "run as root: apt-get update && apt-get install -y$missing" >&2
+	[ "$qemu_old" -eq 1 ] &&
+		echo "tracecost: qemu-user >= 8.1 missing (Debian 12: apt-get install qemu-user/bookworm-backports)" >&2
 	exit 1
 fi
-echo "deps: installing$missing"
 export DEBIAN_FRONTEND=noninteractive
+if [ "${group:-}" = aarch64 ]; then
+	# arm64 libraries next to the amd64 ones (Debian multiarch)
+	dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64
+	if [ "$qemu_old" -eq 1 ] && grep -q '^VERSION_CODENAME=bookworm' /etc/os-release &&
+	   ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+		echo 'deb http://deb.debian.org/debian bookworm-backports main' \
+			> /etc/apt/sources.list.d/tracecost-backports.list
+	fi
+fi
+echo "deps: installing$missing$([ "$qemu_old" -eq 1 ] && echo ' qemu-user (>= 8.1)')"
 apt-get update -qq
-# shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends $missing >/dev/null
+if [ -n "$missing" ]; then
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+if [ "$qemu_old" -eq 1 ]; then
+	if grep -q '^VERSION_CODENAME=bookworm' /etc/os-release; then
+		# qemu-user alone from backports: not "-t", which would move
+		# qemu-system-x86 (the kernel tests' QEMU) to backports as well
+		apt-get install -y -qq --no-install-recommends qemu-user/bookworm-backports >/dev/null
+	else
+		apt-get install -y -qq --no-install-recommends qemu-user >/dev/null
+	fi
+fi

@@ -8,9 +8,11 @@
 #
 # Per site, on the path taken while tracing is off (the fall-through path,
 # from the entry to the first ret or tail-call jmp), not counting the
-# function's own frame (push/pop of callee-saved registers and %rbp,
-# mov %rsp,%rbp, leave, %rsp adjustments, endbr64), which a site inlined
-# into a larger function does not pay per use:
+# function's own frame (x86-64: push/pop of callee-saved registers and
+# %rbp, mov %rsp,%rbp, leave, %rsp adjustments, endbr64; AArch64: stp/ldp
+# of x29/x30 and spills of x19-x28 to the stack, mov x29, sp, sp
+# adjustments, PAC/BTI hints), which a site inlined into a larger function
+# does not pay per use:
 #   insns      instructions at the site (a call counts as one);
 #   bytes      their bytes;
 #   ool_insns  instructions executed in the called out-of-line toggle
@@ -37,16 +39,25 @@ fallthrough() {
 		if (done) exit
 		op = $2; arg = $3
 		if (op ~ /^ret/) { done = 1; count_prev = 2; next }
+		# x86-64 frame
 		if (op == "endbr64" || op == "leave" ||
 		    ((op == "push" || op == "pop") && arg ~ /^%(rbp|rbx|r12|r13|r14|r15)$/) ||
 		    (op == "mov" && arg == "%rsp,%rbp") ||
 		    ((op == "sub" || op == "add") && arg ~ /,%rsp$/))
 			next
+		# AArch64 frame: frame record, callee-saved spills, sp adjustments, PAC/BTI
+		if (op == "paciasp" || op == "autiasp" || op == "bti" ||
+		    ((op == "stp" || op == "ldp" || op == "str" || op == "ldr") &&
+		     arg ~ /^x(19|2[0-9]|30),$/ && $0 ~ /\[sp/) ||
+		    (op == "mov" && arg == "x29," && $4 == "sp") ||
+		    ((op == "sub" || op == "add") && arg == "sp," && $4 == "sp,"))
+			next
 		insns++; count_prev = 1
-		if (op ~ /^call/ || op ~ /^jmp/) {
+		# calls and tail calls: x86-64 call/jmp, AArch64 bl/b
+		if (op ~ /^call/ || op ~ /^jmp/ || op == "bl" || op == "b") {
 			t = $0; sub(/.*</, "", t); sub(/>.*/, "", t)
 			if (t !~ /\+0x/) callee = t
-			if (op ~ /^jmp/ && t !~ /\+0x/) { done = 1 }
+			if ((op ~ /^jmp/ || op == "b") && t !~ /\+0x/) { done = 1 }
 		}
 	}
 	END {

@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Run every unit-test binary; print a summary line "N passed, N failed".
 # Usage: tests/run-unit.sh BUILD_DIR BIN...
+# TC_TEST_RUNNER: a command to run each binary with (qemu-aarch64 for the
+# cross build, tests/cross/aarch64.sh).
 odir=$1; shift
 pass=0; fail=0; failed=""
 for t in "$@"; do
-	if "$t"; then
+	if ${TC_TEST_RUNNER:-} "$t"; then
 		pass=$((pass + 1))
 	else
 		fail=$((fail + 1)); failed="$failed $(basename "$t")"
