@@ -138,15 +138,17 @@ static DEFINE_PER_CPU(unsigned long, tc_offlines);	/* times the CPU went offline
 
 /*
  * The ordered counter read: the kernel's rdtsc_ordered() on x86 (LFENCE or
- * RDTSCP, so the read is not executed before earlier instructions), the
- * arm64 counter after an ISB, else the ns clock.
+ * RDTSCP, so the read is not executed before earlier instructions), on arm64
+ * the kernel's __arch_counter_get_cntvct() (ISB; MRS CNTVCT_EL0, or the
+ * self-synchronised CNTVCTSS_EL0 on ECV CPUs, then a dependent load that
+ * orders later loads after the read), else the ns clock. The timed region
+ * of x86-64 and arm64 does not use it: see TC_T0 below.
  */
 static __always_inline u64 tc_read(void)
 {
 #if defined(CONFIG_X86)
 	return rdtsc_ordered();
 #elif defined(CONFIG_ARM64)
-	isb();
 	return __arch_counter_get_cntvct();
 #else
 	return ktime_get_ns();
@@ -158,7 +160,12 @@ static u64 tc_counter_khz(void)
 #if defined(CONFIG_X86)
 	return tsc_khz;
 #elif defined(CONFIG_ARM64)
-	return arch_timer_get_rate() / 1000;
+	/*
+	 * CNTFRQ_EL0, as the userspace engine uses: arch_timer_get_rate() is
+	 * not exported to modules. It is 0 if firmware left it unset, and it
+	 * misses a devicetree "clock-frequency" override of the driver.
+	 */
+	return arch_timer_get_cntfrq() / 1000;
 #else
 	return 1000000;
 #endif
@@ -181,6 +188,33 @@ static const char *tc_counter_name(void)
  * so that with QEMU -icount it adds exactly the same number of instructions
  * to the empty sample and to the pair, and calibrates out exactly.
  */
+#if defined(CONFIG_ARM64)
+/*
+ * The same computation as one asm block: arm64 has no 32-bit immediates,
+ * and in C the compiler keeps the constants in registers outside the loop
+ * in some loops but rebuilds them inside the timed region in others (the
+ * _work_ev loops, whose tracepoint call path takes the registers). Here
+ * they are built every time: 12 instructions wherever do_work runs.
+ */
+static __always_inline void tc_do_work(unsigned int *state)
+{
+	unsigned int v, k, t;
+
+	asm volatile("ldr	%w0, %3\n\t"
+		     "mov	%w1, #0x660d\n\t"		/* 1664525 */
+		     "movk	%w1, #0x19, lsl #16\n\t"
+		     "mov	%w2, #0xf35f\n\t"		/* 1013904223 */
+		     "movk	%w2, #0x3c6e, lsl #16\n\t"
+		     "madd	%w0, %w0, %w1, %w2\n\t"
+		     "mov	%w1, #0xe995\n\t"		/* 0x5bd1e995 */
+		     "movk	%w1, #0x5bd1, lsl #16\n\t"
+		     "eor	%w2, %w0, %w1\n\t"
+		     "tst	%w0, #0x00400000\n\t"
+		     "csel	%w0, %w2, %w0, ne\n\t"
+		     "str	%w0, %3"
+		     : "=&r"(v), "=&r"(k), "=&r"(t), "+m"(*state) : : "cc");
+}
+#else
 static __always_inline void tc_do_work(unsigned int *state)
 {
 	unsigned int v = READ_ONCE(*state);
@@ -189,6 +223,7 @@ static __always_inline void tc_do_work(unsigned int *state)
 	v ^= (v & 0x00400000u) ? 0x5bd1e995u : 0;
 	WRITE_ONCE(*state, v);
 }
+#endif
 
 #define NOP4	"nop; nop; nop; nop;"
 
@@ -237,6 +272,28 @@ static __always_inline void tc_do_work(unsigned int *state)
 #define TC_T1(slot)								\
 	asm volatile("lfence; rdtsc; lfence; shl $32, %%rdx; or %%rdx, %%rax;"	\
 		     "sub %0, %%rax; mov %%rax, %0" : "+m"(slot) : : "rax", "rdx", "memory")
+#elif defined(CONFIG_ARM64)
+/*
+ * The timed region on arm64, built the same way: each read is one asm block
+ * that also stores t0 (or subtracts it and stores t1 - t0), in fixed
+ * scratch registers. The read is "isb; mrs cntvct_el0", the sequence of the
+ * userspace engine (include/tracecost/clock.h): the ISB keeps the read from
+ * being taken before earlier instructions (those of the pair, for t1); as
+ * there, nothing fences later instructions from the read. The region holds
+ * t0's store, the pair (and do_work when set) and t1's ISB; the empty
+ * samples hold the same store, ISB and do_work, so O takes them out (the
+ * empty loop: "str; isb", ref16: 16 NOPs more). This is raw
+ * CNTVCT_EL0, not the kernel's arch_timer_read_counter(), which also works
+ * around counter errata (Cortex-A73 858921, HiSilicon, Freescale A-008585)
+ * and reads CNTPCT_EL0 on a VHE host (there CNTVCT_EL0 counts the same, the
+ * host's virtual offset being zero).
+ */
+#define TC_T0(slot)								\
+	asm volatile("isb; mrs x9, cntvct_el0; str x9, %0"			\
+		     : "=m"(slot) : : "x9", "memory")
+#define TC_T1(slot)								\
+	asm volatile("isb; mrs x9, cntvct_el0; ldr x10, %0; sub x9, x9, x10;"	\
+		     "str x9, %0" : "+m"(slot) : : "x9", "x10", "memory")
 #else
 #define TC_T0(slot)	do { (slot) = tc_read(); barrier(); } while (0)
 #define TC_T1(slot)	do { barrier(); (slot) = tc_read() - (slot); } while (0)

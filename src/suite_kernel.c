@@ -797,7 +797,9 @@ static int kernel_measure(void *arg)
 	ci.name = kc.name;
 	ci.freq_hz = (double)kc.khz * 1000.0;
 	ci.constant_rate = 1;
-	snprintf(ci.source, sizeof(ci.source), "the kernel's calibration (tsc_khz)");
+	snprintf(ci.source, sizeof(ci.source), "%s",
+		 strncmp(kc.name, "tsc", 3) ? "the module's counter_khz (cntfrq_el0 on arm64)" :
+					      "the kernel's calibration (tsc_khz)");
 	{
 		static const char *names[TC_NR_KPAIRS], *titles[TC_NR_KPAIRS];
 		char cpus_str[256];
