@@ -4,8 +4,12 @@
 # One stage of `make check`: run COMMAND with its output in LOGDIR/NAME.log
 # and print one line with the stage's result and wall time, e.g.
 #   PASS    unit            4.1 s  unit (build): 9 passed, 0 failed
-# The summary is the stage's last line that counts passes or skips. On
-# failure the end of the log is printed and the command's status returned.
+# The summary is the stage's last line that counts passes or skips; under it,
+# indented, the log's lines that give trial and execution counts (fuzzer
+# executions, signal-timing trials, static-key flips raced by running
+# threads, the start-up refusals under seccomp), so that a CI log shows how
+# much each of those tests did. On failure the end of the log is printed and
+# the command's status returned.
 # While a long stage runs: on a terminal, a line updated in place with the
 # stage's latest output; otherwise (CI logs) one line every HEARTBEAT
 # seconds (default 60). V=1 shows the whole output live (still logged).
@@ -54,6 +58,8 @@ fi
 summary=$(grep -E '[0-9]+ passed|skipped|: ok' "$log" | tail -1 | cut -c1-90)
 if [ "$rc" -eq 0 ]; then
 	printf '  %-7s %-14s %6s s  %s\n' PASS "$name" "$(elapsed)" "$summary"
+	grep -E '[0-9]+ (executions|trials)|^# (spinner|fork during flips|[0-9]+ key flips|readers)|\(seccomp\)|^emulator:' \
+		"$log" | sed 's/^\(ok *-* *\)//; s/^/            /' | cut -c1-120 | head -30
 else
 	if [ "${V:-0}" != 1 ]; then
 		grep -E '^FAIL|[Ee]rror|ERROR' "$log" | head -20
