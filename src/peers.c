@@ -943,44 +943,106 @@ static void short_why(char *dst, const char *why)
 	snprintf(dst, 40, "%.39s", why);
 }
 
-void tc_peers_print(const struct tc_peers_view *v, FILE *f)
+/* A table's columns (table_cols()) and the table, titled @title, @label over its rows. */
+static struct tc_table *new_table(const struct tc_peers_view *v, int enabled, struct tcol *tc,
+				  int *n, const char *title, const char *label)
 {
-	struct tcol tc[TC_PEERS_MAX_COLUMNS];
 	const char *names[TC_PEERS_MAX_COLUMNS];
-	char cells[TC_PEERS_MAX_COLUMNS][40], label[96];
-	int stock = col_index(v->subjects, v->nr, "stock");
 	struct tc_table *t;
-	uint64_t ev;
-	int n, i, p, s, off;
+	int i;
 
-	if (!selected || stock < 0)
-		return;
-
-	/* 1. Disabled: mean over stock, ns per pair. */
-	n = table_cols(v, 0, tc);
-	for (i = 0; i < n; i++)
+	*n = table_cols(v, enabled, tc);
+	for (i = 0; i < *n; i++)
 		names[i] = tc[i].name;
-	t = tc_table_new("Peers, tracing off: cost over stock", "ns per pair", n, names);
+	t = tc_table_new(title, label, *n, names);
 	if (!t)
 		tc_cli_fail("out of memory");
+	return t;
+}
+
+/* A figure of column @s, pair @p: mean_ns() or median_ns(). */
+typedef double (*fig_fn)(const struct tc_peers_view *v, int s, int p);
+
+/*
+ * The figure rows of a table: every pair's mean, then every pair's median.
+ * A column without a figure says why (no_figure()); @cell writes the
+ * others' cell from figure @fig of pair @q.
+ */
+static void emit_figures(struct tc_table *t, const struct tc_peers_view *v,
+			 const struct tcol *tc, int n,
+			 void (*cell)(const struct tc_peers_view *v, const struct tcol *c,
+				      fig_fn fig, int q, char *dst))
+{
+	char cells[TC_PEERS_MAX_COLUMNS][40], label[96];
+	int p, i;
+
 	for (p = 0; p < 2 * v->npairs; p++) {
-		double (*fig)(const struct tc_peers_view *, int, int) = p < v->npairs ? mean_ns :
-									 median_ns;
+		fig_fn fig = p < v->npairs ? mean_ns : median_ns;
 		int q = p % v->npairs;
 
 		for (i = 0; i < n; i++) {
 			const char *why = no_figure(v, &tc[i]);
 
-			s = col_index(v->subjects, v->nr, tc[i].name);
 			if (why)
 				short_why(cells[i], why);
 			else
-				snprintf(cells[i], 40, "%+.2f", fig(v, s, q) - fig(v, stock, q));
+				cell(v, &tc[i], fig, q, cells[i]);
 		}
 		snprintf(label, sizeof(label), "%s %s", v->pair_names[q],
 			 p < v->npairs ? "mean" : "median");
 		emit(t, label, cells, n);
 	}
+}
+
+/* Tracing off: ns per pair over stock. */
+static void over_stock(const struct tc_peers_view *v, const struct tcol *c, fig_fn fig, int q,
+		       char *dst)
+{
+	int s = col_index(v->subjects, v->nr, c->name);
+	int stock = col_index(v->subjects, v->nr, "stock");
+
+	snprintf(dst, 40, "%+.2f", fig(v, s, q) - fig(v, stock, q));
+}
+
+/* Tracing on: ns per event over the column's disabled twin. */
+static void per_event(const struct tc_peers_view *v, const struct tcol *c, fig_fn fig, int q,
+		      char *dst)
+{
+	const char *offname = c->pc ? c->pc->off :
+			      (!strcmp(c->name, "static+") ? "static" : "call");
+	int s = col_index(v->subjects, v->nr, c->name);
+	int off = col_index(v->subjects, v->nr, offname);
+	double per_pair = 2.0;	/* one event per toggle, two toggles */
+	uint64_t ev;
+
+	if (off < 0) {
+		short_why(dst, "-");
+		return;
+	}
+	if (ev_of(c, &ev, NULL) && pairs_run(v, s) > 0)
+		per_pair = (double)ev / pairs_run(v, s);
+	if (per_pair <= 0) {
+		snprintf(dst, 40, "no events");
+		return;
+	}
+	snprintf(dst, 40, "%.2f", (fig(v, s, q) - fig(v, off, q)) / per_pair);
+}
+
+void tc_peers_print(const struct tc_peers_view *v, FILE *f)
+{
+	struct tcol tc[TC_PEERS_MAX_COLUMNS];
+	char cells[TC_PEERS_MAX_COLUMNS][40], label[96];
+	int stock = col_index(v->subjects, v->nr, "stock");
+	struct tc_table *t;
+	uint64_t ev;
+	int n, i, p, s;
+
+	if (!selected || stock < 0)
+		return;
+
+	/* 1. Disabled: mean over stock, ns per pair. */
+	t = new_table(v, 0, tc, &n, "Peers, tracing off: cost over stock", "ns per pair");
+	emit_figures(t, v, tc, n, over_stock);
 	for (i = 0; i < n; i++) {
 		const struct tc_site_size *z = site_size(tc[i].id, TC_SITE_IRQ_DISABLE);
 		const char *why = tc[i].pc && !tc[i].pc->sub ? "not built" : NULL;
@@ -995,43 +1057,8 @@ void tc_peers_print(const struct tc_peers_view *v, FILE *f)
 	tc_table_free(t);
 
 	/* 2. Enabled: ns per event over the column's disabled twin. */
-	n = table_cols(v, 1, tc);
-	for (i = 0; i < n; i++)
-		names[i] = tc[i].name;
-	t = tc_table_new("Peers, tracing on: cost per event", "ns per event", n, names);
-	if (!t)
-		tc_cli_fail("out of memory");
-	for (p = 0; p < 2 * v->npairs; p++) {
-		double (*fig)(const struct tc_peers_view *, int, int) = p < v->npairs ? mean_ns :
-									 median_ns;
-		int q = p % v->npairs;
-
-		for (i = 0; i < n; i++) {
-			const char *why = no_figure(v, &tc[i]);
-			const char *offname = tc[i].pc ? tc[i].pc->off :
-					      (!strcmp(tc[i].name, "static+") ? "static" : "call");
-			double per_pair = 2.0;	/* one event per toggle, two toggles */
-
-			s = col_index(v->subjects, v->nr, tc[i].name);
-			off = col_index(v->subjects, v->nr, offname);
-			if (!why && off < 0)
-				why = "-";
-			if (why) {
-				short_why(cells[i], why);
-				continue;
-			}
-			if (ev_of(&tc[i], &ev, NULL) && pairs_run(v, s) > 0)
-				per_pair = (double)ev / pairs_run(v, s);
-			if (per_pair <= 0) {
-				snprintf(cells[i], 40, "no events");
-				continue;
-			}
-			snprintf(cells[i], 40, "%.2f", (fig(v, s, q) - fig(v, off, q)) / per_pair);
-		}
-		snprintf(label, sizeof(label), "%s %s", v->pair_names[q],
-			 p < v->npairs ? "mean" : "median");
-		emit(t, label, cells, n);
-	}
+	t = new_table(v, 1, tc, &n, "Peers, tracing on: cost per event", "ns per event");
+	emit_figures(t, v, tc, n, per_event);
 	/* events and events per pair, counted by each consumer */
 	for (i = 0; i < n; i++) {
 		const char *why = no_figure(v, &tc[i]);
@@ -1084,12 +1111,7 @@ void tc_peers_print(const struct tc_peers_view *v, FILE *f)
 		" kept; its discarded events shown).\n\n");
 
 	/* 3. Instructions/bytes per site with tracing off, from the objects. */
-	n = table_cols(v, 0, tc);
-	for (i = 0; i < n; i++)
-		names[i] = tc[i].name;
-	t = tc_table_new("Peers, tracing off: instructions/bytes per site", "site", n, names);
-	if (!t)
-		tc_cli_fail("out of memory");
+	t = new_table(v, 0, tc, &n, "Peers, tracing off: instructions/bytes per site", "site");
 	for (p = 0; p < TC_NR_SITES; p++) {
 		const struct tc_site_size *z0 = site_size("stock", p);
 

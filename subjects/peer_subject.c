@@ -139,10 +139,6 @@ DEFINE_SEM(preempt_enable);
 
 #endif
 
-#ifndef LOOP_PROLOGUE
-#define LOOP_PROLOGUE	do { } while (0)
-#endif
-
 #ifdef ON
 /* An is-enabled test, then the kernel's state-change conditions. */
 static tc_always_inline void peer_preempt_disable(int val)
@@ -242,52 +238,8 @@ static tc_always_inline void peer_irq_restore(unsigned long flags)
 #define T_IRQ_SAVE(f)		((f) = peer_irq_save())
 #define T_IRQ_RESTORE(f)	peer_irq_restore(f)
 
-/* The pairs and loops exactly as in toggle_subject.c. */
-#define PAIR_IRQ(WORK)		do { T_IRQ_DISABLE(); WORK; T_IRQ_ENABLE(); } while (0)
-#define PAIR_PREEMPT(WORK)	do { T_PREEMPT_DISABLE(); WORK; T_PREEMPT_ENABLE(); } while (0)
-#define PAIR_IRQ_SAVE(WORK)	do {						\
-		unsigned long __flags;						\
-		T_IRQ_SAVE(__flags);						\
-		WORK;								\
-		T_IRQ_RESTORE(__flags);						\
-	} while (0)
-#define NO_WORK			do { } while (0)
-#define DO_WORK			tc_do_work()
-
-#define DEFINE_LOOP(fn, PAIR, WORK)						\
-static tc_noinline void fn(uint64_t *out, unsigned int n, unsigned int batch)	\
-{										\
-	LOOP_PROLOGUE;								\
-	TC_SAMPLE_LOOP(out, n, batch, PAIR(WORK));				\
-}
-
-DEFINE_LOOP(loop_irq, PAIR_IRQ, NO_WORK)
-DEFINE_LOOP(loop_irq_work, PAIR_IRQ, DO_WORK)
-DEFINE_LOOP(loop_preempt, PAIR_PREEMPT, NO_WORK)
-DEFINE_LOOP(loop_preempt_work, PAIR_PREEMPT, DO_WORK)
-DEFINE_LOOP(loop_irq_save, PAIR_IRQ_SAVE, NO_WORK)
-DEFINE_LOOP(loop_irq_save_work, PAIR_IRQ_SAVE, DO_WORK)
-
-/* One function per toggle, for the code-size table (scripts/subject-size.sh). */
-tc_noinline tc_used void SYM(site_preempt_disable)(void);
-tc_noinline tc_used void SYM(site_preempt_enable)(void);
-tc_noinline tc_used void SYM(site_irq_disable)(void);
-tc_noinline tc_used void SYM(site_irq_enable)(void);
-tc_noinline tc_used unsigned long SYM(site_irq_save)(void);
-tc_noinline tc_used void SYM(site_irq_restore)(unsigned long f);
-
-void SYM(site_preempt_disable)(void) { T_PREEMPT_DISABLE(); }
-void SYM(site_preempt_enable)(void) { T_PREEMPT_ENABLE(); }
-void SYM(site_irq_disable)(void) { T_IRQ_DISABLE(); }
-void SYM(site_irq_enable)(void) { T_IRQ_ENABLE(); }
-unsigned long SYM(site_irq_save)(void)
-{
-	unsigned long f;
-
-	T_IRQ_SAVE(f);
-	return f;
-}
-void SYM(site_irq_restore)(unsigned long f) { T_IRQ_RESTORE(f); }
+/* The timed pairs, their loops and the size sites, as in toggle_subject.c. */
+#include "sample_loops.h"
 
 const struct tc_subject TC_CONCAT(tc_subject_, ID) = {
 	/* the floor always records: no "+" */
@@ -295,11 +247,7 @@ const struct tc_subject TC_CONCAT(tc_subject_, ID) = {
 	.id = TC_STR(ID),
 	.hooks = PEER_NAME,
 	.probes = TC_PEER_KIND == KIND_FLAG && TC_PEER_ON,
-	.loop = {
-		[TC_PAIR_IRQ] = { loop_irq, loop_irq_work },
-		[TC_PAIR_PREEMPT] = { loop_preempt, loop_preempt_work },
-		[TC_PAIR_IRQ_SAVE] = { loop_irq_save, loop_irq_save_work },
-	},
+	.loop = SAMPLE_LOOPS,
 #if TC_PEER_KIND == KIND_FLAG
 	.tp = {
 		[TC_TP_IRQ_DISABLE] = &__tc_tp_irq_disable,

@@ -204,66 +204,15 @@ static tc_always_inline void static_irq_restore(unsigned long flags)
 
 #endif
 
-/* The pairs, as timed: disable, [simulated critical section], enable. */
-#define PAIR_IRQ(WORK)		do { T_IRQ_DISABLE(); WORK; T_IRQ_ENABLE(); } while (0)
-#define PAIR_PREEMPT(WORK)	do { T_PREEMPT_DISABLE(); WORK; T_PREEMPT_ENABLE(); } while (0)
-#define PAIR_IRQ_SAVE(WORK)	do {						\
-		unsigned long __flags;						\
-		T_IRQ_SAVE(__flags);						\
-		WORK;								\
-		T_IRQ_RESTORE(__flags);						\
-	} while (0)
-#define NO_WORK			do { } while (0)
-#define DO_WORK			tc_do_work()
-
-#define DEFINE_LOOP(fn, PAIR, WORK)						\
-static tc_noinline void fn(uint64_t *out, unsigned int n, unsigned int batch)	\
-{										\
-	TC_SAMPLE_LOOP(out, n, batch, PAIR(WORK));				\
-}
-
-DEFINE_LOOP(loop_irq, PAIR_IRQ, NO_WORK)
-DEFINE_LOOP(loop_irq_work, PAIR_IRQ, DO_WORK)
-DEFINE_LOOP(loop_preempt, PAIR_PREEMPT, NO_WORK)
-DEFINE_LOOP(loop_preempt_work, PAIR_PREEMPT, DO_WORK)
-DEFINE_LOOP(loop_irq_save, PAIR_IRQ_SAVE, NO_WORK)
-DEFINE_LOOP(loop_irq_save_work, PAIR_IRQ_SAVE, DO_WORK)
-
-/*
- * One function per toggle, for the code-size table: the instructions of a
- * site on its fall-through path are those before the first "ret" (scripts/
- * subject-size.sh reads them from this object with objdump).
- */
-tc_noinline tc_used void TC_CONCAT(TC_SUBJECT_ID, _site_preempt_disable)(void);
-tc_noinline tc_used void TC_CONCAT(TC_SUBJECT_ID, _site_preempt_enable)(void);
-tc_noinline tc_used void TC_CONCAT(TC_SUBJECT_ID, _site_irq_disable)(void);
-tc_noinline tc_used void TC_CONCAT(TC_SUBJECT_ID, _site_irq_enable)(void);
-tc_noinline tc_used unsigned long TC_CONCAT(TC_SUBJECT_ID, _site_irq_save)(void);
-tc_noinline tc_used void TC_CONCAT(TC_SUBJECT_ID, _site_irq_restore)(unsigned long f);
-
-void TC_CONCAT(TC_SUBJECT_ID, _site_preempt_disable)(void) { T_PREEMPT_DISABLE(); }
-void TC_CONCAT(TC_SUBJECT_ID, _site_preempt_enable)(void) { T_PREEMPT_ENABLE(); }
-void TC_CONCAT(TC_SUBJECT_ID, _site_irq_disable)(void) { T_IRQ_DISABLE(); }
-void TC_CONCAT(TC_SUBJECT_ID, _site_irq_enable)(void) { T_IRQ_ENABLE(); }
-unsigned long TC_CONCAT(TC_SUBJECT_ID, _site_irq_save)(void)
-{
-	unsigned long f;
-
-	T_IRQ_SAVE(f);
-	return f;
-}
-void TC_CONCAT(TC_SUBJECT_ID, _site_irq_restore)(unsigned long f) { T_IRQ_RESTORE(f); }
+/* The timed pairs, their loops and the size sites, from the toggles above. */
+#include "sample_loops.h"
 
 const struct tc_subject TC_CONCAT(tc_subject_, TC_SUBJECT_ID) = {
 	.name = TC_SUBJECT_PROBES ? HOOKS_NAME "+" : HOOKS_NAME,
 	.id = TC_STR(TC_SUBJECT_ID),
 	.hooks = TC_SUBJECT_HOOKS == HOOKS_NONE ? "none" : HOOKS_NAME,
 	.probes = TC_SUBJECT_PROBES,
-	.loop = {
-		[TC_PAIR_IRQ] = { loop_irq, loop_irq_work },
-		[TC_PAIR_PREEMPT] = { loop_preempt, loop_preempt_work },
-		[TC_PAIR_IRQ_SAVE] = { loop_irq_save, loop_irq_save_work },
-	},
+	.loop = SAMPLE_LOOPS,
 #if TC_SUBJECT_HOOKS != HOOKS_NONE
 	.tp = {
 		[TC_TP_IRQ_DISABLE] = &__tc_tp_irq_disable,
