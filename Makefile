@@ -145,7 +145,7 @@ subj_cfg_staticp := -DTC_SUBJECT_HOOKS=2 -DTC_SUBJECT_PROBES=1
 # placement alone with the default 16-byte alignment).
 SUBJ_ALIGN	:= -falign-functions=64 -falign-loops=64
 $(O)/subjects/toggle_%.o: subjects/toggle_subject.c subjects/sample_loops.h \
-		$(wildcard include/tracecost/*.h) Makefile
+		subjects/toggle_hooks.h $(wildcard include/tracecost/*.h) Makefile
 	@mkdir -p $(dir $@)
 	$(quiet) CC $(@:$(O)/%=%)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SUBJ_ALIGN) $(subj_cfg_$*) -DTC_SUBJECT_ID=$* -c $< -o $@
@@ -161,7 +161,8 @@ peer_cfg_lttng	:= -DTC_PEER_KIND=5 -DTC_PEER_ON=0
 peer_cfg_lttngp	:= -DTC_PEER_KIND=5 -DTC_PEER_ON=1
 LTTNG_CFLAGS	:= $(if $(TC_HAVE_LTTNG),$(shell $(PKG_CONFIG) --cflags lttng-ust))
 $(O)/subjects/peer_%.o: subjects/peer_subject.c subjects/peer_subject.h subjects/tc_lttng_tp.h \
-		subjects/sample_loops.h $(wildcard include/tracecost/*.h) Makefile
+		subjects/sample_loops.h subjects/toggle_hooks.h $(wildcard include/tracecost/*.h) \
+		Makefile
 	@mkdir -p $(dir $@)
 	$(quiet) CC $(@:$(O)/%=%)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SUBJ_ALIGN) -I. $(LTTNG_CFLAGS) -Wno-missing-prototypes \

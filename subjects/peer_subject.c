@@ -63,16 +63,8 @@
 #define SYM(x)		TC_CONCAT(TC_CONCAT(ID, _), x)
 
 #if TC_PEER_KIND == KIND_FLAG
-TC_DEFINE_TRACEPOINT_STATIC(irq_disable, TC_TP_PROTO(unsigned long ip, unsigned long parent_ip),
-			    TC_TP_ARGS(ip, parent_ip));
-TC_DEFINE_TRACEPOINT_STATIC(irq_enable, TC_TP_PROTO(unsigned long ip, unsigned long parent_ip),
-			    TC_TP_ARGS(ip, parent_ip));
-TC_DEFINE_TRACEPOINT_STATIC(preempt_disable,
-			    TC_TP_PROTO(unsigned long ip, unsigned long parent_ip),
-			    TC_TP_ARGS(ip, parent_ip));
-TC_DEFINE_TRACEPOINT_STATIC(preempt_enable,
-			    TC_TP_PROTO(unsigned long ip, unsigned long parent_ip),
-			    TC_TP_ARGS(ip, parent_ip));
+/* The object's own tracepoints (toggle_hooks.h), as static+'s. */
+#define SUBJECT_TRACEPOINTS
 
 /* The flag: a plain global, so the compiler must load it at every site. */
 int SYM(flag) = TC_PEER_ON;
@@ -139,58 +131,14 @@ DEFINE_SEM(preempt_enable);
 
 #endif
 
-#ifdef ON
-/* An is-enabled test, then the kernel's state-change conditions. */
-static tc_always_inline void peer_preempt_disable(int val)
-{
-	tc_raw_preempt_count_add(val);
-	if (ON(preempt_disable) && tc_preempt_count() == val)
-		FIRE(preempt_disable, TC_THIS_IP, TC_RET_IP);
-}
+/*
+ * With an is-enabled test (flag, usdt-s, lttng), the toggles of
+ * toggle_hooks.h: ON(), then the kernel's state-change conditions. For flag,
+ * also the tracepoints.
+ */
+#include "toggle_hooks.h"
 
-static tc_always_inline void peer_preempt_enable(int val)
-{
-	if (ON(preempt_enable) && tc_preempt_count() == val)
-		FIRE(preempt_enable, TC_THIS_IP, TC_RET_IP);
-	tc_raw_preempt_count_sub(val);
-}
-
-static tc_always_inline void peer_irq_disable(void)
-{
-	if (ON(irq_disable)) {
-		int was = tc_irqs_disabled();
-
-		tc_raw_irq_disable();
-		if (!was)
-			FIRE(irq_disable, TC_THIS_IP, TC_RET_IP);
-	} else {
-		tc_raw_irq_disable();
-	}
-}
-
-static tc_always_inline void peer_irq_enable(void)
-{
-	if (ON(irq_enable) && tc_irqs_disabled())
-		FIRE(irq_enable, TC_THIS_IP, TC_RET_IP);
-	tc_raw_irq_enable();
-}
-
-static tc_always_inline unsigned long peer_irq_save(void)
-{
-	unsigned long flags = tc_raw_irq_save();
-
-	if (ON(irq_disable) && !flags)
-		FIRE(irq_disable, TC_THIS_IP, TC_RET_IP);
-	return flags;
-}
-
-static tc_always_inline void peer_irq_restore(unsigned long flags)
-{
-	if (ON(irq_enable) && !flags && tc_irqs_disabled())
-		FIRE(irq_enable, TC_THIS_IP, TC_RET_IP);
-	tc_raw_irq_restore(flags);
-}
-#else
+#ifndef ON
 /* No is-enabled test (usdt, floor): the event on every toggle. */
 static tc_always_inline void peer_preempt_disable(int val)
 {
@@ -229,7 +177,6 @@ static tc_always_inline void peer_irq_restore(unsigned long flags)
 	FIRE(irq_enable, TC_THIS_IP, TC_RET_IP);
 	tc_raw_irq_restore(flags);
 }
-#endif
 
 #define T_PREEMPT_DISABLE()	peer_preempt_disable(1)
 #define T_PREEMPT_ENABLE()	peer_preempt_enable(1)
@@ -237,6 +184,7 @@ static tc_always_inline void peer_irq_restore(unsigned long flags)
 #define T_IRQ_ENABLE()		peer_irq_enable()
 #define T_IRQ_SAVE(f)		((f) = peer_irq_save())
 #define T_IRQ_RESTORE(f)	peer_irq_restore(f)
+#endif /* !ON */
 
 /* The timed pairs, their loops and the size sites, as in toggle_subject.c. */
 #include "sample_loops.h"
@@ -248,12 +196,7 @@ const struct tc_subject TC_CONCAT(tc_subject_, ID) = {
 	.hooks = PEER_NAME,
 	.probes = TC_PEER_KIND == KIND_FLAG && TC_PEER_ON,
 	.loop = SAMPLE_LOOPS,
-#if TC_PEER_KIND == KIND_FLAG
-	.tp = {
-		[TC_TP_IRQ_DISABLE] = &__tc_tp_irq_disable,
-		[TC_TP_IRQ_ENABLE] = &__tc_tp_irq_enable,
-		[TC_TP_PREEMPT_DISABLE] = &__tc_tp_preempt_disable,
-		[TC_TP_PREEMPT_ENABLE] = &__tc_tp_preempt_enable,
-	},
+#ifdef SUBJECT_TRACEPOINTS
+	.tp = SUBJECT_TPS,
 #endif
 };

@@ -42,20 +42,22 @@
 #endif
 
 #if TC_SUBJECT_HOOKS != HOOKS_NONE
-/* The object's own tracepoints: the preemptirq class, (ip, parent_ip). */
-TC_DEFINE_TRACEPOINT_STATIC(irq_disable,
-			    TC_TP_PROTO(unsigned long ip, unsigned long parent_ip),
-			    TC_TP_ARGS(ip, parent_ip));
-TC_DEFINE_TRACEPOINT_STATIC(irq_enable,
-			    TC_TP_PROTO(unsigned long ip, unsigned long parent_ip),
-			    TC_TP_ARGS(ip, parent_ip));
-TC_DEFINE_TRACEPOINT_STATIC(preempt_disable,
-			    TC_TP_PROTO(unsigned long ip, unsigned long parent_ip),
-			    TC_TP_ARGS(ip, parent_ip));
-TC_DEFINE_TRACEPOINT_STATIC(preempt_enable,
-			    TC_TP_PROTO(unsigned long ip, unsigned long parent_ip),
-			    TC_TP_ARGS(ip, parent_ip));
+/* The object's own tracepoints (toggle_hooks.h), for call and static. */
+#define SUBJECT_TRACEPOINTS
 #endif
+
+#if TC_SUBJECT_HOOKS == HOOKS_STATIC
+/*
+ * The patched shape: the inline toggles of toggle_hooks.h, the is-enabled
+ * test a static key. Everything after the key test sits on the jump target,
+ * out of the fall-through path.
+ */
+#define ON(tp)			tc_static_branch_unlikely(&__tc_tp_##tp.key)
+#define FIRE(tp, ip, pip)	__tc_do_trace_##tp(ip, pip)
+#endif
+
+/* The tracepoints; for static, also the toggles. */
+#include "toggle_hooks.h"
 
 #if TC_SUBJECT_HOOKS == HOOKS_NONE
 
@@ -135,74 +137,7 @@ static tc_noinline void call_irq_restore(unsigned long flags)
 #define T_IRQ_SAVE(f)		((f) = call_irq_save())
 #define T_IRQ_RESTORE(f)	call_irq_restore(f)
 
-#else /* HOOKS_STATIC */
-
-/*
- * Inline toggles followed by a static-key test. Everything after the key
- * test sits on the jump target, out of the fall-through path. ip is the
- * address of the site (TC_THIS_IP, passed by the site), parent_ip the return
- * address of the function the toggle is inlined into.
- */
-#define TP_ON(tp)	tc_static_branch_unlikely(&__tc_tp_##tp.key)
-
-static tc_always_inline void static_preempt_disable(int val)
-{
-	tc_raw_preempt_count_add(val);
-	if (TP_ON(preempt_disable) && tc_preempt_count() == val)
-		__tc_do_trace_preempt_disable(TC_THIS_IP, TC_RET_IP);
-}
-
-static tc_always_inline void static_preempt_enable(int val)
-{
-	if (TP_ON(preempt_enable) && tc_preempt_count() == val)
-		__tc_do_trace_preempt_enable(TC_THIS_IP, TC_RET_IP);
-	tc_raw_preempt_count_sub(val);
-}
-
-static tc_always_inline void static_irq_disable(void)
-{
-	if (TP_ON(irq_disable)) {
-		int was = tc_irqs_disabled();
-
-		tc_raw_irq_disable();
-		if (!was)
-			__tc_do_trace_irq_disable(TC_THIS_IP, TC_RET_IP);
-	} else {
-		tc_raw_irq_disable();
-	}
-}
-
-static tc_always_inline void static_irq_enable(void)
-{
-	if (TP_ON(irq_enable) && tc_irqs_disabled())
-		__tc_do_trace_irq_enable(TC_THIS_IP, TC_RET_IP);
-	tc_raw_irq_enable();
-}
-
-static tc_always_inline unsigned long static_irq_save(void)
-{
-	unsigned long flags = tc_raw_irq_save();
-
-	if (TP_ON(irq_disable) && !flags)
-		__tc_do_trace_irq_disable(TC_THIS_IP, TC_RET_IP);
-	return flags;
-}
-
-static tc_always_inline void static_irq_restore(unsigned long flags)
-{
-	if (TP_ON(irq_enable) && !flags && tc_irqs_disabled())
-		__tc_do_trace_irq_enable(TC_THIS_IP, TC_RET_IP);
-	tc_raw_irq_restore(flags);
-}
-
-#define T_PREEMPT_DISABLE()	static_preempt_disable(1)
-#define T_PREEMPT_ENABLE()	static_preempt_enable(1)
-#define T_IRQ_DISABLE()		static_irq_disable()
-#define T_IRQ_ENABLE()		static_irq_enable()
-#define T_IRQ_SAVE(f)		((f) = static_irq_save())
-#define T_IRQ_RESTORE(f)	static_irq_restore(f)
-
-#endif
+#endif /* HOOKS_STATIC: the toggles of toggle_hooks.h */
 
 /* The timed pairs, their loops and the size sites, from the toggles above. */
 #include "sample_loops.h"
@@ -213,12 +148,7 @@ const struct tc_subject TC_CONCAT(tc_subject_, TC_SUBJECT_ID) = {
 	.hooks = TC_SUBJECT_HOOKS == HOOKS_NONE ? "none" : HOOKS_NAME,
 	.probes = TC_SUBJECT_PROBES,
 	.loop = SAMPLE_LOOPS,
-#if TC_SUBJECT_HOOKS != HOOKS_NONE
-	.tp = {
-		[TC_TP_IRQ_DISABLE] = &__tc_tp_irq_disable,
-		[TC_TP_IRQ_ENABLE] = &__tc_tp_irq_enable,
-		[TC_TP_PREEMPT_DISABLE] = &__tc_tp_preempt_disable,
-		[TC_TP_PREEMPT_ENABLE] = &__tc_tp_preempt_enable,
-	},
+#ifdef SUBJECT_TRACEPOINTS
+	.tp = SUBJECT_TPS,
 #endif
 };
