@@ -98,6 +98,10 @@ json_t *tc_result_new(const struct tc_result_header *h)
 				      "mitigations_summary", si->mitigations_summary,
 				      "compiler", si->compiler,
 				      "cflags", si->cflags));
+	/* only under user-mode emulation: the figures are then not measurements */
+	if (si->emulation[0])
+		json_object_set_new(json_object_get(root, "host"), "emulation",
+				    json_string(si->emulation));
 	if (h->clock)
 		json_object_set_new(root, "counter",
 				    json_pack("{s:s, s:f, s:I, s:I, s:b, s:s}",

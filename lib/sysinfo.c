@@ -135,6 +135,32 @@ static void read_preemption(struct tc_sysinfo *si)
 	snprintf(si->preemption, sizeof(si->preemption), "none or voluntary (uname -v)");
 }
 
+/* The architecture this binary was built for, as the kernel names it. */
+#if defined(__x86_64__)
+#define TC_BUILD_ARCH	"x86_64"
+#elif defined(__aarch64__)
+#define TC_BUILD_ARCH	"aarch64"
+#else
+#define TC_BUILD_ARCH	NULL
+#endif
+
+/*
+ * User-mode emulation (qemu-user): uname(2) is the emulated machine's, but
+ * /proc/sys/kernel/arch is the running kernel's own and differs.
+ */
+static void read_emulation(struct tc_sysinfo *si)
+{
+	char arch[65] = "";
+	const char *self = TC_BUILD_ARCH;
+
+	if (!self)
+		return;
+	read_line("/proc/sys/kernel/arch", arch, sizeof(arch));
+	if (!arch[0] || !strcmp(arch, "unknown") || !strcmp(arch, self))
+		return;
+	snprintf(si->emulation, sizeof(si->emulation), "%s binary on an %s kernel", self, arch);
+}
+
 int tc_sysinfo_read(struct tc_sysinfo *si)
 {
 	struct utsname u;
@@ -164,6 +190,7 @@ int tc_sysinfo_read(struct tc_sysinfo *si)
 		 __VERSION__);
 #endif
 	snprintf(si->cflags, sizeof(si->cflags), "%s", TC_CFLAGS);
+	read_emulation(si);
 	return 0;
 }
 

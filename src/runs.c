@@ -103,6 +103,13 @@ static void split_args(const char *suite, int argc, char **argv, struct runs_arg
 	}
 }
 
+/*
+ * ENOEXEC on our own binary: a foreign-architecture binary run by qemu-user,
+ * whose execve() goes to the kernel, which needs binfmt_misc to start it.
+ */
+#define EXEC_HINT	" (under user-mode emulation, --runs re-executes this binary and " \
+			"needs binfmt_misc for its architecture: run without --runs)"
+
 /* Run one child; its exit status as main() would return it. */
 static int run_child(char **argv)
 {
@@ -118,7 +125,8 @@ static int run_child(char **argv)
 		if (fd >= 0)
 			dup2(fd, STDOUT_FILENO);
 		execv("/proc/self/exe", argv);
-		fprintf(stderr, "tracecost: exec /proc/self/exe: %s\n", strerror(errno));
+		fprintf(stderr, "tracecost: exec /proc/self/exe: %s%s\n", strerror(errno),
+			errno == ENOEXEC ? EXEC_HINT : "");
 		_exit(TC_EXIT_FAIL);
 	}
 	runs_child = pid;
@@ -168,7 +176,8 @@ int tc_cli_runs(const char *suite, unsigned int runs, int argc, char **argv)
 	if (ra.help) {
 		ra.child[ra.nr] = NULL;
 		execv("/proc/self/exe", ra.child);
-		tc_cli_fail("exec /proc/self/exe: %s", strerror(errno));
+		tc_cli_fail("exec /proc/self/exe: %s%s", strerror(errno),
+			    errno == ENOEXEC ? EXEC_HINT : "");
 	}
 	if (ra.json)
 		tc_cli_check_output("--json", ra.json);

@@ -501,6 +501,9 @@ static void print_header(const struct sys_run *d)
 	printf("cpu:          %s, %d online; workloads on CPU %s\n", d->si.cpu_model,
 	       d->si.cpus_online, cpus);
 	printf("kernel:       %s %s %s\n", d->si.release, d->si.version, d->si.machine);
+	if (d->si.emulation[0])
+		printf("emulation:    %s (user-mode emulation: the figures are not "
+		       "measurements)\n", d->si.emulation);
 	printf("cmdline:      %s\n", d->si.cmdline);
 	printf("clocksource:  %s; preemption: %s\n", d->si.clocksource, d->si.preemption);
 	printf("mitigations:  %s\n", d->si.mitigations_summary);

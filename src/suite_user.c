@@ -236,6 +236,9 @@ static void print_header(const struct run_data *d, FILE *f)
 	fprintf(f, "cpu:          %s, %d online; sampled on CPU %s\n", d->si.cpu_model,
 		d->si.cpus_online, cpus);
 	fprintf(f, "kernel:       %s %s %s\n", d->si.release, d->si.version, d->si.machine);
+	if (d->si.emulation[0])
+		fprintf(f, "emulation:    %s (user-mode emulation: the figures are not "
+			"measurements)\n", d->si.emulation);
 	/* the whole command line is in the result file; mail wants 80 columns */
 	fprintf(f, "cmdline:      %.64s%s\n", d->si.cmdline,
 		strlen(d->si.cmdline) > 64 ? " ... (whole in --json)" : "");

@@ -25,6 +25,10 @@ extern "C" {
  * @mitigations_summary: e.g. "13 listed: 9 mitigated, 4 not affected, 0 vulnerable"
  * @compiler:	 compiler that built tracecost (__VERSION__)
  * @cflags:	 optimisation and sanitizer flags it was built with
+ * @emulation:	 empty on a native run; else e.g. "aarch64 binary on an x86_64
+ *		 kernel": /proc/sys/kernel/arch (the kernel's own architecture,
+ *		 which qemu-user does not fake) differs from the one this
+ *		 binary was built for, so the figures are not measurements
  */
 struct tc_sysinfo {
 	char cpu_model[128];
@@ -37,6 +41,7 @@ struct tc_sysinfo {
 	char mitigations_summary[128];
 	char compiler[128];
 	char cflags[256];
+	char emulation[128];
 };
 
 /** tc_sysinfo_read() - fill @si; missing files leave "unknown". Return: 0. */

@@ -649,6 +649,7 @@ static void test_sigtrap_not_int3(void **state)
 	assert_int_equal(my_trap_code, TRAP_BRKPT);
 	assert_true(uc.uc_mcontext.gregs[REG_RIP] == (greg_t)(site + 1));
 #else
+	printf("# x86-64's int3 handler: nothing to test in this build\n");
 	skip();
 #endif
 }
