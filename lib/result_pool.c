@@ -131,6 +131,7 @@ static int copy_header(struct tc_result_file *p, const struct tc_result_file *f0
 	if (!(p->path = strdup(name)) || !(p->suite = dup_str(f0->suite)) ||
 	    !(p->release = dup_str(f0->release)) || !(p->nodename = dup_str(f0->nodename)) ||
 	    !(p->machine = dup_str(f0->machine)) || !(p->cpu_model = dup_str(f0->cpu_model)) ||
+	    !(p->emulation = dup_str(f0->emulation)) ||
 	    !(p->start = dup_str(f0->start)) || !(p->end = dup_str(f0->end)) ||
 	    !(p->command = dup_str(f0->command)))
 		return -ENOMEM;

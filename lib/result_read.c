@@ -975,10 +975,13 @@ static int read_header(struct rd *r, struct tc_result_file *f, const json_t *roo
 	    (err = opt_str(r, root, "command", &f->command)))
 		return err;
 	host = json_object_get(root, "host");
-	if (json_is_object(host))
+	if (json_is_object(host)) {
 		err = opt_str(r, host, "cpu_model", &f->cpu_model);
-	else if (!(f->cpu_model = strdup("")))
+		if (!err)
+			err = opt_str(r, host, "emulation", &f->emulation);
+	} else if (!(f->cpu_model = strdup("")) || !(f->emulation = strdup(""))) {
 		err = rd_fail(r, -ENOMEM, "out of memory");
+	}
 	if (err)
 		return err;
 	counter = json_object_get(root, "counter");
@@ -1211,6 +1214,7 @@ void tc_result_file_free(struct tc_result_file *f)
 	free(f->nodename);
 	free(f->machine);
 	free(f->cpu_model);
+	free(f->emulation);
 	free(f->start);
 	free(f->end);
 	free(f->command);

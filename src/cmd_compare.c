@@ -603,11 +603,15 @@ static void print_method(const struct ctx *x, FILE *f, const char *pre, const ch
 static void print_header(const struct ctx *x, FILE *f, const char *pre)
 {
 	const struct tc_result_file *f0 = x->col[0].file;
-	bool same_release = true, own = false;
+	bool same_release = true, same_machine = true, own = false;
+	char cpu[256], emulated[512] = "";
+	size_t off = 0;
 	int i, j;
 
-	for (i = 1; i < x->n; i++)
+	for (i = 1; i < x->n; i++) {
 		same_release &= !strcmp(x->col[i].file->release, f0->release);
+		same_machine &= !strcmp(x->col[i].file->machine, f0->machine);
+	}
 	fprintf(f, "%stracecost compare: suite %s, %d column%s%s%s\n", pre, f0->suite, x->n,
 		x->n > 1 ? "s" : "", same_release ? ", kernel " : "",
 		same_release ? f0->release : "");
@@ -617,21 +621,35 @@ static void print_header(const struct ctx *x, FILE *f, const char *pre)
 
 		if (x->cc[i].ref >= 0 && x->cc[i].ref != i)
 			snprintf(vs, sizeof(vs), "vs %s", x->col[x->cc[i].ref].name);
+		/* the machine when the columns' differ; emulation always */
+		snprintf(cpu, sizeof(cpu), "%s%s%s%s", fi->cpu_model, same_machine ? "" : ", ",
+			 same_machine ? "" : fi->machine,
+			 fi->emulation && fi->emulation[0] ? ", emulated" : "");
+		if (fi->emulation && fi->emulation[0] && off < sizeof(emulated))
+			off += (size_t)snprintf(emulated + off, sizeof(emulated) - off, "%s%s",
+						off ? ", " : "", x->col[i].name);
 		if (is_system(fi))
 			fprintf(f, "%s  %s: %s:%s (%s), %s on %s (%s), %d run%s, %u round%s on %d "
 				"CPU%s\n", pre, x->col[i].name, fi->path,
 				fi->configs[x->col[i].config], vs, fi->release, fi->nodename,
-				fi->cpu_model, fi->nr_runs, fi->nr_runs > 1 ? "s" : "", fi->repeat,
+				cpu, fi->nr_runs, fi->nr_runs > 1 ? "s" : "", fi->repeat,
 				fi->repeat > 1 ? "s" : "", fi->nr_cpus, fi->nr_cpus > 1 ? "s" : "");
 		else
 			fprintf(f, "%s  %s: %s:%s (%s), %s on %s (%s), %d run%s, %u repetition%s "
 				"x %d CPU%s, batch %u, do_work %s\n", pre, x->col[i].name, fi->path,
 				fi->configs[x->col[i].config], vs, fi->release, fi->nodename,
-				fi->cpu_model, fi->nr_runs, fi->nr_runs > 1 ? "s" : "", fi->repeat,
+				cpu, fi->nr_runs, fi->nr_runs > 1 ? "s" : "", fi->repeat,
 				fi->repeat > 1 ? "s" : "", fi->nr_cpus, fi->nr_cpus > 1 ? "s" : "",
 				fi->batch, fi->do_work ? "on" : "off");
 		own |= x->freq[i] != x->freq[0];
 	}
+	if (emulated[0])
+		fprintf(f, "%semulated: %s ran under user-mode emulation (qemu-user): their figures "
+			"are not measurements\n", pre, emulated);
+	if (!same_machine)
+		fprintf(f, "%smachines differ: a configuration is a different instruction sequence on "
+			"each (sites, counter reads: see each file's static_key_impl and counter)\n",
+			pre);
 	if (is_system(f0)) {
 		fprintf(f, "%sunit: each section's own (the workload's metric); where higher is "
 			"better (files/s) the verdict says better or worse: < faster = higher\n",
@@ -698,9 +716,10 @@ static void print_reasons(const struct ctx *x, const struct tc_compare_row *row)
 	if (na)
 		printf("? n/a: a column with one repetition has no spread to resample\n");
 	if (st > 0)
-		printf("step: samples move in steps of %.3g %s per pair (the counter's quantum / "
-		       "batch); smaller differences of median, percentile, min, max are never "
-		       "called significant%s\n", st, x->unit, step ? " (some ~ above)" : "");
+		printf("step: samples move in steps of %.4g %s per pair (the counter's quantum / "
+		       "batch; the largest over the cells); smaller differences of median, "
+		       "percentile, min, max are never called significant%s\n", st, x->unit,
+		       step ? " (some ~ above)" : "");
 }
 
 /* Where the noise is: sd between runs and within runs, for each column. */

@@ -230,6 +230,8 @@ struct tc_result_run {
  * @suite:	"user", "kernel", "system"
  * @shape:	see enum tc_result_shape
  * @release, @nodename, @machine: from uname; @cpu_model from host
+ * @emulation:	host.emulation: "" on a native run, else what ran on what
+ *		("aarch64 binary on an x86_64 kernel"): not measurements
  * @start, @end, @command: as recorded (identify the run)
  * @freq_hz:	counter frequency, 0 when the file records none
  * @batch:	pairs per sample: values / @batch are per pair (0 for system)
@@ -254,6 +256,7 @@ struct tc_result_file {
 	char *suite;
 	enum tc_result_shape shape;
 	char *release, *nodename, *machine, *cpu_model;
+	char *emulation;
 	char *start, *end, *command;
 	double freq_hz;
 	unsigned int batch;
