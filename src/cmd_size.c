@@ -415,6 +415,7 @@ int cmd_size(int argc, char **argv)
 	struct elf_size *e;
 	char **labels, **all = NULL;
 	int c, i, k, n, nr_labels = 0, nr_all = 0;
+	bool *dup;
 
 	labels = calloc((size_t)argc + 1, sizeof(*labels));
 	if (!labels)
@@ -469,6 +470,21 @@ int cmd_size(int argc, char **argv)
 			 i < nr_labels ? labels[i] : base && base[1] ? base + 1 : e[i].path);
 		read_elf(&e[i], pattern);
 	}
+	/* default labels that collide (build/tracecost, build-arm64/tracecost): the paths */
+	dup = calloc((size_t)n, sizeof(*dup));
+	if (!dup)
+		tc_cli_fail("out of memory");
+	for (i = nr_labels; i < n; i++)
+		for (k = 0; k < n; k++)
+			dup[i] |= k != i && !strcmp(e[i].label, e[k].label);
+	for (i = nr_labels; i < n; i++) {
+		size_t len = strlen(e[i].path), max = sizeof(e[i].label) - 1;
+
+		if (dup[i])
+			snprintf(e[i].label, sizeof(e[i].label), "%s",
+				 e[i].path + (len > max ? len - max : 0));
+	}
+	free(dup);
 	if (pattern)
 		all = collect_names(e, n, pattern, &nr_all);
 	print_table(e, n, pattern, all, nr_all, fmt);
