@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # tests/vm/lib.sh: what the QEMU tests share (tests/vm/run.sh on Debian's
-# kernel, tests/vm/stress.sh on the debug kernel of make kernels): TAP-like
+# kernel, tests/vm/stress.sh on the debug kernel of make kernels,
+# tests/vm/noise.sh with an isolated CPU): TAP-like
 # counters, the busybox initramfs, one boot with its console checks, and the
 # JSON the guest sends back. Source it after setting vm (the work directory).
 #
@@ -22,14 +23,15 @@ die() { echo "${vm_name:-check-kernel}: $*" >&2; exit 1; }
 vm_splat='Kernel panic|Oops|WARNING:|BUG:|soft lockup|hard LOCKUP|rcu.*self-detected stall|rcu_preempt detected stalls|Call Trace|blocked for more than|possible recursive locking|possible circular locking|inconsistent lock state|possible deadlock|DEBUG_LOCKS_WARN_ON|suspicious RCU usage|KASAN|ODEBUG|UBSAN'
 
 # vm_initrd OUT INIT KO STATIC-TRACECOST: a gzip'ed newc initramfs with
-# busybox, the static tracecost, tracecost.ko and INIT as /init.
+# busybox, the static tracecost, tracecost.ko (none when KO is "-") and INIT
+# as /init.
 vm_initrd() {
 	_root=$vm/root
 	rm -rf "$_root"
 	mkdir -p "$_root/bin" "$_root/proc" "$_root/sys" "$_root/dev" "$_root/tmp" "$_root/run"
 	cp /bin/busybox "$_root/bin/busybox"
 	cp "$4" "$_root/tracecost"
-	cp "$3" "$_root/tracecost.ko"
+	[ "$3" = - ] || cp "$3" "$_root/tracecost.ko"
 	cp "$2" "$_root/init"
 	chmod +x "$_root/init"
 	(cd "$_root" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$1"

@@ -16,11 +16,8 @@ O=$(readlink -f "$1")
 top=$(cd "$(dirname "$0")/../.." && pwd)
 vm=$O/vm-noise
 mkdir -p "$vm"
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   - $1"; }
-not_ok() { fail=$((fail + 1)); echo "FAIL - $1"; }
-die() { echo "check-noise-vm: $*" >&2; exit 1; }
+vm_name=check-noise-vm
+. "$top/tests/vm/lib.sh"
 
 # The kernel: the release of Debian's linux-headers-amd64 and its image.
 kver=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null |
@@ -39,41 +36,18 @@ if [ ! -r "$vmlinuz" ]; then
 fi
 echo "check-noise-vm: kernel $kver, $vmlinuz"
 
-root=$vm/root
-rm -rf "$root"
-mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/tmp" "$root/run"
-cp /bin/busybox "$root/bin/busybox"
-cp "$O/tracecost-static" "$root/tracecost"
-cp "$top/tests/vm/noise-init.sh" "$root/init"
-chmod +x "$root/init"
-(cd "$root" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$vm/initrd.gz"
+vm_initrd "$vm/initrd.gz" "$top/tests/vm/noise-init.sh" - "$O/tracecost-static"
 
-rm -f "$vm/console" "$vm/data"
-timeout 600 qemu-system-x86_64 -accel tcg -smp 2 -m 1024 -nodefaults -display none \
-	-no-reboot -kernel "$vmlinuz" -initrd "$vm/initrd.gz" \
-	-append "console=ttyS0 panic=-1 oops=panic nohz_full=1 isolcpus=nohz,domain,1 rcu_nocbs=1" \
-	-serial "file:$vm/console" -serial "file:$vm/data"
-rc=$?
-tr -d '\r' <"$vm/data" >"$vm/data.txt"
-[ "$rc" -eq 124 ] && not_ok "timeout after 600 s" || ok "booted and powered off"
-grep -q '^@@START .*nohz_full=1$' "$vm/data.txt" && ok "guest: CPU 1 is nohz_full" ||
-	not_ok "guest: nohz_full is not CPU 1: $(grep '^@@START' "$vm/data.txt")"
-grep -q '^@@DONE' "$vm/data.txt" && ok "guest script completed" ||
-	not_ok "guest script did not complete (console: $vm/console)"
-if grep -E 'Kernel panic|Oops|WARNING:|BUG:|soft lockup|Call Trace' "$vm/console" >"$vm/bad"; then
-	not_ok "console log clean: $(head -3 "$vm/bad")"
-else
-	ok "console log has no panic, oops, WARNING or lockup"
-fi
-grep '^TEST ' "$vm/data.txt" | while read -r _ name res detail; do
-	echo "$name $res $detail"
-done >"$vm/tests"
-while read -r name res detail; do
-	[ "$res" = ok ] && ok "guest: $name" || not_ok "guest: $name: $detail"
-done <"$vm/tests"
+# -smp 2, retried once with one TCG thread if QEMU stalls a vCPU (lib.sh)
+VM_RETRY_STALL=1
+vm_boot noise noise 600 "$vmlinuz" "$vm/initrd.gz" \
+	"nohz_full=1 isolcpus=nohz,domain,1 rcu_nocbs=1" -smp 2
+VM_RETRY_STALL=0
+grep -q '^@@START .*nohz_full=1$' "$vm/noise.txt" && ok "guest: CPU 1 is nohz_full" ||
+	not_ok "guest: nohz_full is not CPU 1: $(grep '^@@START' "$vm/noise.txt")"
 
 extract() { # extract NAME: the file the guest sent between markers
-	awk -v f="$1" '$0 == "@@BEGIN " f { on = 1; next } /^@@END/ { on = 0 } on' "$vm/data.txt" >"$vm/$1"
+	awk -v f="$1" '$0 == "@@BEGIN " f { on = 1; next } /^@@END/ { on = 0 } on' "$vm/noise.txt" >"$vm/$1"
 }
 jqcheck() { # jqcheck FILE EXPR DESC (jq 1.6 -e passes an empty file: refuse it here)
 	if [ -s "$1" ] && jq -e "$2" "$1" >/dev/null 2>&1; then ok "$3"; else not_ok "$3"; fi
