@@ -10,6 +10,11 @@
  * process writes the token into a pipe and reads it back (no switch), timed
  * over N x T hops in the same run. Figure per ring size:
  *	(ring time / (N x T)) - (pipe time / (N x T)), in us per switch.
+ *
+ * The difference has no meaning when the ring is not dearer than the pipe
+ * alone (too few trips for the noise, or an emulator whose pipe dominates):
+ * lmbench would print a negative or zero time; we refuse the run with
+ * -ERANGE and both figures in the reason instead of reporting one.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -135,6 +140,11 @@ static int ctxsw_ring(struct tc_wl_ctx *ctx, unsigned int n, double *us, uint64_
 	}
 	ring_ns = (double)(tc_wl_now_ns() - t0) / ((double)trips * n);
 	err = ctxsw_pipe_cost(ctx, trips * n, &pipe_ns);
+	if (!err && !(ring_ns > pipe_ns))
+		err = wl_fail(ctx, -ERANGE,
+			      "ring of %u: %.1f ns per hop is not above the pipe's own %.1f ns: "
+			      "no switch time can be derived (raise --ring-trips)",
+			      n, ring_ns, pipe_ns);
 	if (!err) {
 		*us = (ring_ns - pipe_ns) / 1e3;
 		*work = trips * n;
