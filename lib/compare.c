@@ -251,7 +251,7 @@ static int figures(struct work *w, const struct tc_result_cell *cell, double uni
 	tc_topn_init(w->t, w->o->highest);
 	for (i = 0; i < cell->nr_reps; i++)
 		if (k[i])
-			tc_result_rep_merge(&cell->reps[i], k[i], w->h, w->t);
+			tc_snapshot_add(w->h, w->t, &cell->reps[i], k[i]);
 	err = tc_stats_compute(&st, w->h, w->t, w->o->percentile);
 	if (err)
 		return err;
@@ -449,7 +449,7 @@ static double cell_step(const struct tc_result_cell *rc)
 	int k;
 
 	for (k = 0; k < rc->nr_reps; k++) {
-		const struct tc_result_rep *r = &rc->reps[k];
+		const struct tc_snapshot *r = &rc->reps[k];
 		tc_u64 thr = r->n / 10000 > 2 ? r->n / 10000 : 2, prev = 0;
 		bool have = false;
 

@@ -176,19 +176,6 @@ fail_root:
 	return NULL;
 }
 
-json_t *tc_u128_to_json(tc_u64 hi, tc_u64 lo)
-{
-	unsigned __int128 v = ((unsigned __int128)hi << 64) | lo;
-	char buf[48], *p = buf + sizeof(buf) - 1;
-
-	*p = 0;
-	do {
-		*--p = (char)('0' + (int)(v % 10));
-		v /= 10;
-	} while (v);
-	return json_string(p);
-}
-
 json_t *tc_stats_to_json(const struct tc_stats *s, double div)
 {
 	return json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:b, s:b}",
@@ -204,29 +191,6 @@ json_t *tc_stats_to_json(const struct tc_stats *s, double div)
 			 "overflow", (json_int_t)s->overflow,
 			 "median_exact", s->median_exact,
 			 "percentile_exact", s->percentile_exact);
-}
-
-json_t *tc_snapshot_to_json(const struct tc_snapshot *s)
-{
-	json_t *b = json_array(), *top = json_array();
-	tc_u32 i;
-
-	for (i = 0; i < s->hist_nr; i++)
-		json_array_append_new(b, json_pack("[I, I]", (json_int_t)s->idx[i],
-						   (json_int_t)s->cnt[i]));
-	for (i = 0; i < s->top_len; i++)
-		json_array_append_new(top, json_integer((json_int_t)s->top[i]));
-	return json_pack("{s:i, s:i, s:I, s:I, s:I, s:I, s:o, s:I, s:I, s:I, s:o, s:o}",
-			 "cpu", s->cpu, "rep", s->rep,
-			 "n", (json_int_t)s->n,
-			 "min", (json_int_t)(s->n ? s->min : 0),
-			 "max", (json_int_t)s->max,
-			 "overflow", (json_int_t)s->overflow,
-			 "sum", tc_u128_to_json(s->sum_hi, s->sum_lo),
-			 "clamped", (json_int_t)s->clamped,
-			 "overhead_min", (json_int_t)(s->n ? s->overhead_min : 0),
-			 "overhead_max", (json_int_t)s->overhead_max,
-			 "buckets", b, "top", top);
 }
 
 int tc_result_write(json_t *root, const char *path)

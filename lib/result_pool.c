@@ -75,29 +75,6 @@ static const char *misfit(const struct tc_result_file *f, const struct tc_result
 	return NULL;
 }
 
-static void *dup_mem(const void *p, size_t n)
-{
-	void *q;
-
-	if (!n)
-		return NULL;
-	q = malloc(n);
-	if (q)
-		memcpy(q, p, n);
-	return q;
-}
-
-static int copy_rep(struct tc_result_rep *dst, const struct tc_result_rep *src)
-{
-	*dst = *src;
-	dst->idx = dup_mem(src->idx, src->nr * sizeof(*src->idx));
-	dst->cnt = dup_mem(src->cnt, src->nr * sizeof(*src->cnt));
-	dst->top = dup_mem(src->top, src->top_len * sizeof(*src->top));
-	if ((src->nr && (!dst->idx || !dst->cnt)) || (src->top_len && !dst->top))
-		return -ENOMEM;
-	return 0;
-}
-
 static char *dup_str(const char *s)
 {
 	return strdup(s ? s : "");
@@ -176,7 +153,7 @@ static int pool_cells(struct tc_result_file *p, struct tc_result_file *const *fi
 						dst->values[dst->nr_reps] = src->values[k];
 						continue;
 					}
-					if (copy_rep(&dst->reps[dst->nr_reps], &src->reps[k])) {
+					if (tc_snapshot_copy(&dst->reps[dst->nr_reps], &src->reps[k])) {
 						dst->nr_reps++;
 						return -ENOMEM;
 					}

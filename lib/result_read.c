@@ -24,7 +24,6 @@
 #include <tracecost/file.h>
 #include <tracecost/result.h>
 
-typedef unsigned __int128 tc_u128;
 
 /* Parsing context: where we are, for the one-line message. */
 struct rd {
@@ -195,213 +194,23 @@ static int opt_str(struct rd *r, const json_t *obj, const char *key, char **out)
 }
 
 /* Exact 128-bit decimal string. */
-static int parse_u128(const char *s, size_t len, tc_u128 *out)
-{
-	tc_u128 v = 0, max = ~(tc_u128)0;
-	size_t i;
-
-	if (!len || len > 39)
-		return -1;
-	for (i = 0; i < len; i++) {
-		unsigned int d = (unsigned char)s[i] - '0';
-
-		if (d > 9 || v > (max - d) / 10)
-			return -1;
-		v = v * 10 + d;
-	}
-	*out = v;
-	return 0;
-}
-
-struct snap {
-	int cpu, rep;
-	tc_u64 n, min, max, overflow;
-	tc_u128 sum;
-	const json_t *buckets, *top;
-};
-
-/* Validate one snapshot; its buckets and top are checked, not yet copied. */
+/* Validate one snapshot and load it (lib/snapshot.c owns the format). */
 static int read_snap(struct rd *r, const struct tc_result_file *f, const json_t *js,
-		     const char *path, struct snap *s)
+		     const char *path, struct tc_snapshot *s)
 {
-	json_int_t v;
-	json_t *j;
-	size_t i, nb, nt;
-	tc_u64 total = 0, top_max = 0;
-	long prev_idx = -1, first_idx = -1;
-	int err;
+	char msg[TC_RESULT_ERR_LEN];
+	int err = tc_snapshot_from_json(js, path, f->highest, s, msg, sizeof(msg));
 
-	if (!json_is_object(js))
-		return BAD(r, "%s: %s where an object was expected", path, type_name(js));
-	if ((err = get_int(r, js, path, "cpu", 0, TC_RESULT_MAX_CPUS - 1, &v)))
-		return err;
-	s->cpu = (int)v;
-	if ((err = get_int(r, js, path, "rep", 0, TC_RESULT_MAX_REPEAT - 1, &v)))
-		return err;
-	s->rep = (int)v;
-	if ((err = get_int(r, js, path, "n", 1, (json_int_t)TC_RESULT_MAX_SNAP_N, &v)))
-		return err;
-	s->n = (tc_u64)v;
-	if ((err = get_int(r, js, path, "min", 0, INT64_MAX, &v)))
-		return err;
-	s->min = (tc_u64)v;
-	if ((err = get_int(r, js, path, "max", 0, INT64_MAX, &v)))
-		return err;
-	s->max = (tc_u64)v;
-	if ((err = get_int(r, js, path, "overflow", 0, (json_int_t)s->n, &v)))
-		return err;
-	s->overflow = (tc_u64)v;
-	if ((err = get(r, js, path, "sum", JSON_STRING, &j)))
-		return err;
-	if (parse_u128(json_string_value(j), json_string_length(j), &s->sum))
-		return BAD(r, "%s.sum: not a decimal integer below 2^128", path);
-	if (s->min > s->max)
-		return BAD(r, "%s: min %llu > max %llu", path, (unsigned long long)s->min,
-			   (unsigned long long)s->max);
-	if (s->sum < (tc_u128)s->min * s->n || s->sum > (tc_u128)s->max * s->n)
-		return BAD(r, "%s.sum: outside [n * min, n * max]", path);
-	if ((s->overflow > 0) != (s->max >= TC_HIST_LIMIT))
-		return BAD(r, "%s: overflow %llu does not agree with max %llu", path,
-			   (unsigned long long)s->overflow, (unsigned long long)s->max);
-	if (s->overflow == s->n && s->min < TC_HIST_LIMIT)
-		return BAD(r, "%s: every sample overflows but min %llu is in range", path,
-			   (unsigned long long)s->min);
-
-	if ((err = get(r, js, path, "buckets", JSON_ARRAY, &j)))
-		return err;
-	s->buckets = j;
-	nb = json_array_size(j);
-	for (i = 0; i < nb; i++) {
-		const json_t *b = json_array_get(j, i), *ji, *jc;
-		json_int_t idx, cnt;
-
-		if (!json_is_array(b) || json_array_size(b) != 2 ||
-		    !json_is_integer(ji = json_array_get(b, 0)) ||
-		    !json_is_integer(jc = json_array_get(b, 1)))
-			return BAD(r, "%s.buckets[%zu]: [index, count] of two integers expected",
-				   path, i);
-		idx = json_integer_value(ji);
-		cnt = json_integer_value(jc);
-		if (idx < 0 || idx >= TC_HIST_NR_BUCKETS)
-			return BAD(r, "%s.buckets[%zu]: index %lld is out of range [0, %u)",
-				   path, i, (long long)idx, TC_HIST_NR_BUCKETS);
-		if (idx <= prev_idx)
-			return BAD(r, "%s.buckets[%zu]: index %lld is not ascending", path, i,
-				   (long long)idx);
-		if (cnt < 1 || (tc_u64)cnt > s->n - s->overflow - total)
-			return BAD(r, "%s.buckets[%zu]: count %lld is out of range [1, %llu]", path,
-				   i, (long long)cnt,
-				   (unsigned long long)(s->n - s->overflow - total));
-		total += (tc_u64)cnt;
-		if (first_idx < 0)
-			first_idx = (long)idx;
-		prev_idx = (long)idx;
-	}
-	if (total + s->overflow != s->n)
-		return BAD(r, "%s: buckets and overflow hold %llu samples, n is %llu", path,
-			   (unsigned long long)(total + s->overflow), (unsigned long long)s->n);
-	if (s->min < TC_HIST_LIMIT && first_idx != (long)tc_hist_bucket(s->min))
-		return BAD(r, "%s: min %llu is not in the first bucket", path,
-			   (unsigned long long)s->min);
-	if (s->max < TC_HIST_LIMIT && prev_idx != (long)tc_hist_bucket(s->max))
-		return BAD(r, "%s: max %llu is not in the last bucket", path,
-			   (unsigned long long)s->max);
-
-	if ((err = get(r, js, path, "top", JSON_ARRAY, &j)))
-		return err;
-	s->top = j;
-	nt = json_array_size(j);
-	if (nt != (s->n < f->highest ? s->n : f->highest))
-		return BAD(r, "%s.top: %zu values, min(n, highest) = %llu expected", path, nt,
-			   (unsigned long long)(s->n < f->highest ? s->n : f->highest));
-	/* Any order (the user suite sorts it, the kernel module's is a heap). */
-	for (i = 0; i < nt; i++) {
-		const json_t *t = json_array_get(j, i);
-		tc_u64 x;
-
-		if (!json_is_integer(t) || json_integer_value(t) < 0)
-			return BAD(r, "%s.top[%zu]: a non-negative integer expected", path, i);
-		x = (tc_u64)json_integer_value(t);
-		if (x < s->min || x > s->max)
-			return BAD(r, "%s.top[%zu]: %llu is outside [min, max]", path, i,
-				   (unsigned long long)x);
-		if (x > top_max)
-			top_max = x;
-	}
-	if (top_max != s->max)
-		return BAD(r, "%s.top: the largest value is not max", path);
-	return 0;
-}
-
-/* Add a validated snapshot to the scratch histogram and heap. */
-static void add_snap(struct rd *r, const struct snap *s)
-{
-	struct tc_hist *h = r->tmp;
-	tc_u128 sum = ((tc_u128)h->sum_hi << 64 | h->sum_lo) + s->sum;
-	size_t i;
-
-	for (i = 0; i < json_array_size(s->buckets); i++) {
-		const json_t *b = json_array_get(s->buckets, i);
-
-		h->counts[json_integer_value(json_array_get(b, 0))] +=
-			(tc_u64)json_integer_value(json_array_get(b, 1));
-	}
-	for (i = 0; i < json_array_size(s->top); i++)
-		tc_topn_add(r->top, (tc_u64)json_integer_value(json_array_get(s->top, i)));
-	h->n += s->n;
-	h->overflow += s->overflow;
-	h->sum_lo = (tc_u64)sum;
-	h->sum_hi = (tc_u64)(sum >> 64);
-	if (s->min < h->min)
-		h->min = s->min;
-	if (s->max > h->max)
-		h->max = s->max;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	tc_u64 x = *(const tc_u64 *)a, y = *(const tc_u64 *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* The scratch histogram and heap become repetition @rep (sparse copy). */
-static int take_rep(struct rd *r, struct tc_result_rep *out, int rep, int nr_cpus)
-{
-	const struct tc_hist *h = r->tmp;
-	tc_u32 i, nr = 0;
-
-	for (i = 0; i < TC_HIST_NR_BUCKETS; i++)
-		nr += h->counts[i] != 0;
-	out->rep = rep;
-	out->nr_cpus = nr_cpus;
-	out->n = h->n;
-	out->min = h->min;
-	out->max = h->max;
-	out->overflow = h->overflow;
-	out->sum_lo = h->sum_lo;
-	out->sum_hi = h->sum_hi;
-	out->idx = malloc((nr ? nr : 1) * sizeof(*out->idx));
-	out->cnt = malloc((nr ? nr : 1) * sizeof(*out->cnt));
-	out->top = malloc((r->top->len ? r->top->len : 1) * sizeof(*out->top));
-	if (!out->idx || !out->cnt || !out->top)
-		return rd_fail(r, -ENOMEM, "out of memory");
-	for (i = 0, nr = 0; i < TC_HIST_NR_BUCKETS; i++) {
-		if (h->counts[i]) {
-			out->idx[nr] = i;
-			out->cnt[nr++] = h->counts[i];
-		}
-	}
-	out->nr = nr;
-	out->top_len = r->top->len;
-	memcpy(out->top, r->top->v, r->top->len * sizeof(*out->top));
-	qsort(out->top, out->top_len, sizeof(*out->top), cmp_u64);
+	if (err == -EINVAL)
+		return BAD(r, "%s", msg);
+	if (err)
+		return rd_fail(r, err, "out of memory");
 	return 0;
 }
 
 static int cmp_snap(const void *a, const void *b)
 {
-	const struct snap *x = a, *y = b;
+	const struct tc_snapshot *x = a, *y = b;
 
 	if (x->rep != y->rep)
 		return x->rep - y->rep;
@@ -413,7 +222,7 @@ static int read_cell(struct rd *r, const struct tc_result_file *f, unsigned int 
 		     const json_t *jc, const char *cpath, struct tc_result_cell *cell)
 {
 	char path[192];
-	struct snap *s;
+	struct tc_snapshot *s;
 	json_t *ja;
 	size_t i, ns;
 	tc_u64 total = 0;
@@ -463,14 +272,20 @@ static int read_cell(struct rd *r, const struct tc_result_file *f, unsigned int 
 					  cpath, s[i].cpu, k);
 				goto out;
 			}
-			add_snap(r, &s[i]);
+			tc_snapshot_add(r->tmp, r->top, &s[i], 1);
 		}
-		err = take_rep(r, &cell->reps[k], k, cpus);
-		if (err)
+		if (tc_snapshot_set(&cell->reps[k], r->tmp, r->top)) {
+			err = rd_fail(r, -ENOMEM, "out of memory");
 			goto out;
+		}
+		cell->reps[k].cpu = -1;
+		cell->reps[k].rep = k;
+		cell->reps[k].nr_cpus = cpus;
 	}
 	err = 0;
 out:
+	for (i = 0; i < ns; i++)
+		tc_snapshot_free(&s[i]);
 	free(s);
 	return err;
 }
@@ -1183,9 +998,7 @@ void tc_result_file_free(struct tc_result_file *f)
 			struct tc_result_cell *cell = &row->cells[c];
 
 			for (k = 0; cell->reps && k < cell->nr_reps; k++) {
-				free(cell->reps[k].idx);
-				free(cell->reps[k].cnt);
-				free(cell->reps[k].top);
+				tc_snapshot_free(&cell->reps[k]);
 			}
 			free(cell->reps);
 			free(cell->values);
@@ -1239,35 +1052,4 @@ int tc_result_file_row(const struct tc_result_file *f, const char *name)
 		if (f->rows[i].name && !strcmp(f->rows[i].name, name))
 			return i;
 	return -ENOENT;
-}
-
-void tc_result_rep_merge(const struct tc_result_rep *r, unsigned int k,
-			 struct tc_hist *h, struct tc_topn *t)
-{
-	tc_u128 sum = (tc_u128)r->sum_hi << 64 | r->sum_lo;
-	tc_u32 i;
-	unsigned int j;
-
-	if (!k)
-		return;
-	sum = sum * k + ((tc_u128)h->sum_hi << 64 | h->sum_lo);
-	h->sum_lo = (tc_u64)sum;
-	h->sum_hi = (tc_u64)(sum >> 64);
-	h->n += r->n * k;
-	h->overflow += r->overflow * k;
-	if (r->min < h->min)
-		h->min = r->min;
-	if (r->max > h->max)
-		h->max = r->max;
-	for (i = 0; i < r->nr; i++)
-		h->counts[r->idx[i]] += r->cnt[i] * k;
-	if (!t)
-		return;
-	/* Largest first: once a value is refused, every smaller one would be. */
-	for (i = r->top_len; i-- > 0;) {
-		if (t->len == t->cap && r->top[i] <= t->v[0])
-			break;
-		for (j = 0; j < k; j++)
-			tc_topn_add(t, r->top[i]);
-	}
 }

@@ -158,40 +158,17 @@ static void snapshot(struct worker *w, int rep)
 
 	for (c = 0; c < nr_cells; c++) {
 		struct tc_snapshot *s = &res->cells[c].snap[rep * cfg->nr_cpus + w->index];
-		const struct tc_hist *h = &w->hist[c];
-		const struct tc_topn *t = w->top[c];
-		tc_u32 i, nr = 0;
 
-		s->cpu = w->cpu;
-		s->rep = rep;
-		s->n = h->n;
-		s->min = h->min;
-		s->max = h->max;
-		s->overflow = h->overflow;
-		s->sum_lo = h->sum_lo;
-		s->sum_hi = h->sum_hi;
-		s->clamped = w->clamped[c];
-		s->overhead_min = w->o_min[c];
-		s->overhead_max = w->o_max[c];
-		for (i = 0; i < TC_HIST_NR_BUCKETS; i++)
-			nr += h->counts[i] != 0;
-		s->idx = malloc((nr ? nr : 1) * sizeof(*s->idx));
-		s->cnt = malloc((nr ? nr : 1) * sizeof(*s->cnt));
-		s->top = malloc((t->len ? t->len : 1) * sizeof(*s->top));
-		if (!s->idx || !s->cnt || !s->top) {
+		if (tc_snapshot_set(s, &w->hist[c], w->top[c])) {
 			w->err = -ENOMEM;
 			return;
 		}
-		s->hist_nr = 0;
-		for (i = 0; i < TC_HIST_NR_BUCKETS; i++) {
-			if (h->counts[i]) {
-				s->idx[s->hist_nr] = i;
-				s->cnt[s->hist_nr++] = h->counts[i];
-			}
-		}
-		s->top_len = t->len;
-		memcpy(s->top, t->v, t->len * sizeof(*s->top));
-		qsort(s->top, t->len, sizeof(*s->top), cmp_u64);
+		s->cpu = w->cpu;
+		s->rep = rep;
+		s->nr_cpus = 1;
+		s->clamped = w->clamped[c];
+		s->overhead_min = w->o_min[c];
+		s->overhead_max = w->o_max[c];
 	}
 }
 
@@ -485,39 +462,13 @@ void tc_cells_free(struct tc_cell *cells, int nr, int nr_snap)
 		struct tc_cell *cell = &cells[c];
 
 		if (cell->snap)
-			for (i = 0; i < nr_snap; i++) {
-				free(cell->snap[i].idx);
-				free(cell->snap[i].cnt);
-				free(cell->snap[i].top);
-			}
+			for (i = 0; i < nr_snap; i++)
+				tc_snapshot_free(&cell->snap[i]);
 		free(cell->snap);
 		free(cell->hist);
 		free(cell->top);
 	}
 	free(cells);
-}
-
-void tc_snapshot_merge(struct tc_hist *h, struct tc_topn *t, const struct tc_snapshot *s)
-{
-	tc_u64 lo;
-	tc_u32 j;
-
-	if (!s->n)
-		return;
-	for (j = 0; j < s->hist_nr; j++)
-		h->counts[s->idx[j]] += s->cnt[j];
-	h->n += s->n;
-	h->overflow += s->overflow;
-	lo = h->sum_lo + s->sum_lo;
-	h->sum_hi += s->sum_hi + (lo < h->sum_lo);
-	h->sum_lo = lo;
-	if (s->min < h->min)
-		h->min = s->min;
-	if (s->max > h->max)
-		h->max = s->max;
-	if (t)
-		for (j = 0; j < s->top_len; j++)
-			tc_topn_add(t, s->top[j]);
 }
 
 void tc_cells_merge(struct tc_cell *cells, int nr, int nr_snap)
@@ -532,7 +483,7 @@ void tc_cells_merge(struct tc_cell *cells, int nr, int nr_snap)
 
 			if (!s->n)
 				continue;
-			tc_snapshot_merge(cell->hist, cell->top, s);
+			tc_snapshot_add(cell->hist, cell->top, s, 1);
 			cell->clamped += s->clamped;
 			if (s->overhead_min < cell->overhead_min)
 				cell->overhead_min = s->overhead_min;

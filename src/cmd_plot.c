@@ -282,7 +282,7 @@ static void load_series(struct series *s, const struct tc_cli_column *col, const
 	tc_hist_init(s->h);
 	tc_topn_init(t, f->highest);
 	for (k = 0; k < cell->nr_reps; k++)
-		tc_result_rep_merge(&cell->reps[k], 1, s->h, t);
+		tc_snapshot_add(s->h, t, &cell->reps[k], 1);
 	if (tc_stats_compute(&s->st, s->h, t, o->percentile ? o->percentile : f->percentile))
 		tc_cli_fail("%s: no samples for pair '%s'", f->path, pair);
 	free(t);

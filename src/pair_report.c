@@ -110,7 +110,7 @@ int tc_pair_report_cpu_stats(const struct tc_cell *cell, int nr_cpus, int repeat
 	tc_hist_init(h);
 	tc_topn_init(t, highest);
 	for (r = 0; r < repeat; r++)
-		tc_snapshot_merge(h, t, &cell->snap[r * nr_cpus + ci]);
+		tc_snapshot_add(h, t, &cell->snap[r * nr_cpus + ci], 1);
 	err = tc_stats_compute(st, h, t, p);
 	free(h);
 	free(t);

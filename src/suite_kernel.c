@@ -528,7 +528,7 @@ static void parse_results(char *text, const struct kopts *o, const int *cpus, in
 				   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]) != 10)
 				tc_cli_fail("tracecost.ko results: bad line '%.60s'", l);
 			*s = (struct tc_snapshot){
-				.cpu = cpu, .rep = rep, .n = v[0], .min = v[1], .max = v[2],
+				.cpu = cpu, .rep = rep, .nr_cpus = 1, .n = v[0], .min = v[1], .max = v[2],
 				.overflow = v[3], .sum_hi = v[4], .sum_lo = v[5], .clamped = v[6],
 				.overhead_min = v[7], .overhead_max = v[8],
 			};
@@ -539,7 +539,7 @@ static void parse_results(char *text, const struct kopts *o, const int *cpus, in
 			char *q = l + 1, *end;
 			size_t cap = 16;
 
-			/* a second line kept hist_nr with 16 fresh slots: heap overflow */
+			/* a second line kept nr with 16 fresh slots: heap overflow */
 			if (s->idx || s->cnt)
 				tc_cli_fail("tracecost.ko results: two bucket lines for one cell");
 			s->idx = malloc(cap * sizeof(*s->idx));
@@ -549,15 +549,15 @@ static void parse_results(char *text, const struct kopts *o, const int *cpus, in
 
 				if (*end != ':' || idx >= TC_HIST_NR_BUCKETS)
 					tc_cli_fail("tracecost.ko results: bad bucket");
-				if (s->hist_nr == cap) {
+				if (s->nr == cap) {
 					cap *= 2;
 					s->idx = realloc(s->idx, cap * sizeof(*s->idx));
 					s->cnt = realloc(s->cnt, cap * sizeof(*s->cnt));
 					if (!s->idx || !s->cnt)
 						break;
 				}
-				s->idx[s->hist_nr] = (tc_u32)idx;
-				s->cnt[s->hist_nr++] = strtoull(end + 1, &q, 10);
+				s->idx[s->nr] = (tc_u32)idx;
+				s->cnt[s->nr++] = strtoull(end + 1, &q, 10);
 			}
 			if (!s->idx || !s->cnt)
 				tc_cli_fail("out of memory");

@@ -20,6 +20,7 @@
 
 #include <tracecost/clock.h>
 #include <tracecost/sampler.h>
+#include <tracecost/snapshot.h>
 #include <tracecost/stats.h>
 #include <tracecost/sysinfo.h>
 
@@ -84,14 +85,8 @@ json_t *tc_result_new(const struct tc_result_header *h);
 json_t *tc_result_runs_new(json_t *const *runs, int nr, int argc, char *const *argv,
 			   const struct timespec *start, const struct timespec *end);
 
-/** tc_u128_to_json() - exact decimal string of a 128-bit sum (JSON numbers are doubles) */
-json_t *tc_u128_to_json(tc_u64 hi, tc_u64 lo);
-
 /** tc_stats_to_json() - the figures of struct tc_stats, in ticks (scaled by @div) */
 json_t *tc_stats_to_json(const struct tc_stats *s, double div);
-
-/** tc_snapshot_to_json() - one CPU x repetition histogram (sparse) and top-N */
-json_t *tc_snapshot_to_json(const struct tc_snapshot *s);
 
 /**
  * tc_result_write() - write @root to @path atomically
@@ -118,7 +113,7 @@ int tc_result_write(json_t *root, const char *path);
  *  - "user" and "kernel" (TC_RESULT_SHAPE_HIST): rows are pairs, columns are
  *    configurations, each cell holds one histogram snapshot per CPU and
  *    repetition; the reader merges the CPUs of each repetition (exactly,
- *    with the 128-bit sum) into one struct tc_result_rep;
+ *    with the 128-bit sum) into one struct tc_snapshot (tracecost/snapshot.h, cpu -1);
  *  - "system" (TC_RESULT_SHAPE_VALUES, doc/result-system.md): rows are the
  *    metrics of the workloads (one per table the suite prints: "getpid",
  *    "ctxsw 4 procs", "fs 1k create", ...), columns are the available
@@ -141,12 +136,12 @@ int tc_result_write(json_t *root, const char *path);
 #define TC_RESULT_MAX_NAME	64	/* configuration and pair names */
 #define TC_RESULT_MAX_CONFIGS	64
 #define TC_RESULT_MAX_ROWS	64
-#define TC_RESULT_MAX_REPEAT	4096	/* repetitions of one run */
+#define TC_RESULT_MAX_REPEAT	TC_SNAPSHOT_MAX_REPEAT	/* repetitions of one run */
 #define TC_RESULT_MAX_RUNS	1000	/* runs of one file or file group */
 #define TC_RESULT_MAX_TOTAL_REPS 16384	/* repetitions over every run */
-#define TC_RESULT_MAX_CPUS	65536
+#define TC_RESULT_MAX_CPUS	TC_SNAPSHOT_MAX_CPUS
 #define TC_RESULT_MAX_HIGHEST	1000000
-#define TC_RESULT_MAX_SNAP_N	(1ull << 40)	/* samples in one snapshot */
+#define TC_RESULT_MAX_SNAP_N	TC_SNAPSHOT_MAX_N	/* samples in one snapshot */
 #define TC_RESULT_MAX_CELL_N	(1ull << 50)	/* samples in one cell */
 #define TC_RESULT_MAX_WORKLOADS	16	/* system: workloads, metrics of each */
 #define TC_RESULT_MAX_METRICS	24
@@ -160,26 +155,6 @@ enum tc_result_shape {
 };
 
 /**
- * struct tc_result_rep - one repetition of a cell, every CPU merged
- * @rep:	repetition number (0-based)
- * @nr_cpus:	snapshots (CPUs) merged
- * @n, @min, @max, @overflow, @sum_lo, @sum_hi: as in struct tc_hist, in
- *		counter ticks per sample (a sample times the section's batch)
- * @nr:		non-zero buckets; @idx (ascending) and @cnt
- * @top_len:	min(highest, @n); @top: the largest samples, ascending
- */
-struct tc_result_rep {
-	int rep;
-	int nr_cpus;
-	tc_u64 n, min, max, overflow, sum_lo, sum_hi;
-	tc_u32 nr;
-	tc_u32 *idx;
-	tc_u64 *cnt;
-	tc_u32 top_len;
-	tc_u64 *top;
-};
-
-/**
  * struct tc_result_cell - one row x configuration
  * @nr_reps:	repetitions (the section's repeat), each with @n > 0
  * @reps:	TC_RESULT_SHAPE_HIST only: by repetition number (else NULL)
@@ -188,7 +163,7 @@ struct tc_result_rep {
  */
 struct tc_result_cell {
 	int nr_reps;
-	struct tc_result_rep *reps;
+	struct tc_snapshot *reps;
 	double *values;
 };
 
@@ -339,19 +314,6 @@ int tc_result_file_config(const struct tc_result_file *f, const char *name);
  * Return: index in [0, @f->nr_rows), or -ENOENT.
  */
 int tc_result_file_row(const struct tc_result_file *f, const char *name);
-
-/**
- * tc_result_rep_merge() - add a repetition's samples to a histogram and heap
- * @r:	the repetition
- * @k:	how many times to add it (>= 1; a bootstrap draw may repeat it)
- * @h:	histogram receiving the samples (tc_hist_init() first)
- * @t:	top-N heap receiving the top values, or NULL
- *
- * Exact, like tc_hist_merge(). The reader's bounds keep every sum below
- * 2^64 for @k <= TC_RESULT_MAX_REPEAT.
- */
-void tc_result_rep_merge(const struct tc_result_rep *r, unsigned int k,
-			 struct tc_hist *h, struct tc_topn *t);
 
 #ifdef __cplusplus
 }

@@ -20,6 +20,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <tracecost/hist.h>
+#include <tracecost/snapshot.h>
 #include <tracecost/subject.h>
 
 #ifdef __cplusplus
@@ -31,28 +32,6 @@ extern "C" {
 #define TC_SAMPLER_RING_EVENTS	4096u	/* per-thread ring of the recording probe */
 
 struct tc_recorder;
-
-/**
- * struct tc_snapshot - one CPU's figures for one pair x configuration in one
- * repetition, kept sparse (non-zero buckets only) for the result file.
- * @cpu:	 CPU number
- * @rep:	 repetition, 0-based
- * @hist_nr:	 non-zero buckets
- * @idx, @cnt:	 bucket indices (ascending) and counts
- * @top:	 the top-N values, ascending; @top_len of them
- */
-struct tc_snapshot {
-	int cpu;
-	int rep;
-	tc_u64 n, min, max, overflow, sum_lo, sum_hi;
-	tc_u64 clamped;
-	tc_u64 overhead_min, overhead_max;
-	tc_u32 hist_nr;
-	tc_u32 *idx;
-	tc_u64 *cnt;
-	tc_u32 top_len;
-	tc_u64 *top;
-};
 
 /**
  * struct tc_cell - one pair x configuration over the whole run
@@ -149,17 +128,6 @@ struct tc_sampler_result {
  * thread creation or probe registration.
  */
 int tc_sampler_run(const struct tc_sampler_config *cfg, struct tc_sampler_result *res);
-
-/**
- * tc_snapshot_merge() - add one snapshot's samples to a histogram and heap
- * @h: histogram (tc_hist_init()ed)
- * @t: heap, or NULL
- * @s: snapshot (sparse histogram and top values)
- *
- * Exact, like tc_hist_merge(). Used to build per-CPU, per-repetition or
- * whole-run figures from the snapshots of any suite (user or kernel).
- */
-void tc_snapshot_merge(struct tc_hist *h, struct tc_topn *t, const struct tc_snapshot *s);
 
 /**
  * tc_cells_alloc() - @nr empty cells, each with @nr_snap zeroed snapshot slots

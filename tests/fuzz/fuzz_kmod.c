@@ -63,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				const struct tc_snapshot *s = &cells[i].snap[k];
 				tc_u32 j;
 
-				for (j = 0; j < s->hist_nr; j++)
+				for (j = 0; j < s->nr; j++)
 					if (s->idx[j] >= TC_HIST_NR_BUCKETS)
 						abort();
 			}

@@ -80,7 +80,7 @@ static json_t *snapshot(const struct spec *s, int cfg, int pair, int rep, int cp
 			sn.cnt[nr++] = h->counts[i];
 		}
 	}
-	sn.hist_nr = nr;
+	sn.nr = nr;
 	sn.n = h->n;
 	sn.min = h->min;
 	sn.max = h->max;
@@ -507,7 +507,7 @@ static void test_reader_exact(void **state)
 				assert_int_equal(cell->reps[k].rep, k);
 				assert_int_equal(cell->reps[k].nr_cpus, 2);
 				assert_int_equal(cell->reps[k].top_len, HIGHEST);
-				tc_result_rep_merge(&cell->reps[k], 2, h, NULL);
+				tc_snapshot_add(h, NULL, &cell->reps[k], 2);
 				n += 2 * SAMPLES * 2;
 			}
 			for (k = 0; k < (int)TC_HIST_NR_BUCKETS; k++)

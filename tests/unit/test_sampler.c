@@ -60,7 +60,7 @@ static void check_run(const int *cpus, int nr_cpus, int do_work, unsigned int ba
 			assert_int_equal(sn->n, cfg.samples);
 			assert_int_equal(sn->rep, k / nr_cpus);
 			assert_int_equal(sn->cpu, cpus[k % nr_cpus]);
-			for (j = 0; j < sn->hist_nr; j++)
+			for (j = 0; j < sn->nr; j++)
 				bsum += sn->cnt[j];
 			assert_int_equal(bsum + sn->overflow, sn->n);
 			assert_true(sn->overhead_min <= sn->overhead_max);
