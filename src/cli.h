@@ -123,7 +123,6 @@ int suite_kernel_run(int argc, char **argv);
 int suite_system_run(int argc, char **argv);
 /* tracecost noise (src/cmd_noise.c); compare of its files (src/cmd_compare_noise.c) */
 int cmd_noise(int argc, char **argv);
-bool compare_noise_wanted(int argc, char **argv);
 int cmd_compare_noise(int argc, char **argv);
 /* tracecost restore (src/cmd_restore.c) */
 int cmd_restore(int argc, char **argv);
@@ -134,29 +133,6 @@ int cmd_vm(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_size(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
-
-/*
- * Columns FILE[:CONFIG] of result files, shared by compare and plot
- * (src/cmd_compare.c). A bare FILE gives one column per configuration.
- */
-struct tc_result_file;
-struct tc_cli_column {
-	struct tc_result_file *file;
-	int config;
-	int arg;		/* index of the FILE[:CONFIG] argument */
-	char name[96];
-};
-
-/*
- * tc_cli_columns_load() - read the files of @specs (each once), expand them
- * into columns named by @labels (in order; fewer labels than columns leave
- * the rest to the default "<release>" or "<release>:<config>"). Any
- * problem: one line, exit 2 (exit 1 when out of memory).
- * Return: number of columns, *@cols malloc'ed.
- */
-int tc_cli_columns_load(int nr_specs, char *const *specs, int nr_labels,
-			char *const *labels, struct tc_cli_column **cols);
-void tc_cli_columns_free(struct tc_cli_column *cols, int nr);
 
 /* argc/argv of main(), for the result header. */
 extern int tc_cli_argc;

@@ -3,8 +3,8 @@
  * src/cmd_compare.c - "tracecost compare": configurations of result files
  * side by side, each cell with its change against the first column and a
  * verdict from a bootstrap confidence interval (lib/compare.c), as text
- * (the seed tables), markdown, CSV or JSON. Also the column loader shared
- * with "tracecost plot".
+ * (the seed tables), markdown, CSV or JSON. Its columns come from
+ * src/columns.c, as plot's do.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,202 +20,9 @@
 #include <tracecost/result.h>
 
 #include "cli.h"
+#include "columns.h"
 
 #define CONFIDENCE	0.95
-
-/* ---- columns (shared with cmd_plot.c) ---- */
-
-static struct tc_result_file *load_file(const char *path)
-{
-	char err[TC_RESULT_ERR_LEN];
-	struct tc_result_file *f;
-	int ret = tc_result_file_read(path, &f, err, sizeof(err));
-
-	if (ret == -ENOMEM)
-		tc_cli_fail("%s", err);
-	if (ret)
-		tc_cli_usage("%s", err);
-	return f;
-}
-
-/*
- * A column's files: one path, or a group "a1.json,a2.json,..." whose runs
- * are pooled (tc_result_file_pool()): one run per boot, typically.
- */
-static struct tc_result_file *load_group(const char *spec)
-{
-	struct tc_result_file **files, *f;
-	char err[TC_RESULT_ERR_LEN], *dup, *tok, *save = NULL;
-	struct stat st;
-	int n = 0, i, ret;
-
-	if (!strchr(spec, ',') || !stat(spec, &st))
-		return load_file(spec);
-	dup = strdup(spec);
-	files = calloc(strlen(spec) / 2 + 2, sizeof(*files));
-	if (!dup || !files)
-		tc_cli_fail("out of memory");
-	if (spec[0] == ',' || spec[strlen(spec) - 1] == ',' || strstr(spec, ",,"))
-		tc_cli_usage("'%.200s': an empty file name in a group (FILE,FILE,...)", spec);
-	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-		files[n++] = load_file(tok);
-	ret = tc_result_file_pool(files, n, spec, &f, err, sizeof(err));
-	if (ret == -ENOMEM)
-		tc_cli_fail("%s", err);
-	if (ret)
-		tc_cli_usage("%s", err);
-	for (i = 0; i < n; i++)
-		tc_result_file_free(files[i]);
-	free(files);
-	free(dup);
-	return f;
-}
-
-static void config_list(const struct tc_result_file *f, char *buf, size_t len)
-{
-	size_t off = 0;
-	int i;
-
-	buf[0] = 0;
-	for (i = 0; i < f->nr_configs && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "", f->configs[i]);
-}
-
-/*
- * Default names: <release> where that names one column only, else
- * <release>:<config>; when every column has the same release, the header
- * says it once and the names are the configurations. Repeated names get
- * "#2", "#3", ... Labels replace the first names.
- */
-static void name_columns(struct tc_cli_column *col, int n, int nr_labels,
-			 char *const *labels)
-{
-	char (*base)[sizeof(col->name)] = calloc((size_t)n, sizeof(*base));
-	int i, j, same_release = 1;
-
-	if (!base)
-		tc_cli_fail("out of memory");
-	for (i = 1; i < n; i++)
-		same_release &= !strcmp(col[i].file->release, col[0].file->release);
-	for (i = 0; i < n; i++) {
-		const struct tc_result_file *f = col[i].file;
-		int k = 0;
-
-		for (j = 0; j < n; j++)
-			k += !strcmp(col[j].file->release, f->release);
-		if (same_release && n > 1)
-			snprintf(base[i], sizeof(base[i]), "%s", f->configs[col[i].config]);
-		else if (k == 1 && *f->release)
-			snprintf(base[i], sizeof(base[i]), "%.80s", f->release);
-		else
-			snprintf(base[i], sizeof(base[i]), "%.40s:%s", f->release,
-				 f->configs[col[i].config]);
-	}
-	for (i = 0; i < n; i++) {
-		int k = 1;
-
-		for (j = 0; j < i; j++)
-			k += !strcmp(base[j], base[i]);
-		if (k > 1)
-			snprintf(col[i].name, sizeof(col[i].name), "%.80s#%d", base[i], k);
-		else
-			snprintf(col[i].name, sizeof(col[i].name), "%s", base[i]);
-	}
-	free(base);
-	if (nr_labels > n)
-		tc_cli_usage("--label: %d labels for %d columns", nr_labels, n);
-	for (i = 0; i < nr_labels; i++) {
-		const char *ch;
-
-		/* a newline or escape sequence would split or garble the table */
-		for (ch = labels[i]; *ch; ch++)
-			if ((unsigned char)*ch < 0x20 || *ch == 0x7f)
-				tc_cli_usage("--label number %d holds a control character "
-					     "(0x%02x): a label is one line of text", i + 1,
-					     (unsigned char)*ch);
-		if (!*labels[i] || strlen(labels[i]) >= sizeof(col[i].name))
-			tc_cli_usage("--label: '%.40s' must have 1 to %zu characters", labels[i],
-				     sizeof(col[i].name) - 1);
-		snprintf(col[i].name, sizeof(col[i].name), "%s", labels[i]);
-	}
-}
-
-int tc_cli_columns_load(int nr_specs, char *const *specs, int nr_labels,
-			char *const *labels, struct tc_cli_column **cols)
-{
-	struct tc_result_file **files;
-	struct tc_cli_column *col = NULL;
-	int i, j, n = 0, cap = 0;
-
-	files = calloc((size_t)nr_specs + 1, sizeof(*files));
-	if (!files)
-		tc_cli_fail("out of memory");
-	for (i = 0; i < nr_specs; i++) {
-		const char *spec = specs[i], *colon = strrchr(spec, ':');
-		char path[4096], *cfg = NULL;
-		struct stat st;
-		struct tc_result_file *f = NULL;
-		int c0, c1;
-
-		/* FILE:CONFIG, unless the whole argument names a file. */
-		if (strlen(spec) >= sizeof(path))
-			tc_cli_usage("'%.40s...': file name too long", spec);
-		snprintf(path, sizeof(path), "%s", spec);
-		if (colon && colon > spec && colon[1] && stat(spec, &st)) {
-			path[colon - spec] = 0;
-			cfg = path + (colon - spec) + 1;
-		}
-		for (j = 0; j < i; j++)
-			if (files[j] && !strcmp(files[j]->path, path))
-				f = files[j];
-		if (!f)
-			f = files[i] = load_group(path);
-		if (cfg) {
-			char list[512];
-
-			c0 = tc_result_file_config(f, cfg);
-			if (c0 < 0) {
-				config_list(f, list, sizeof(list));
-				tc_cli_usage("%s: no configuration '%s' (the file has: %s)", path,
-					     cfg, list);
-			}
-			c1 = c0 + 1;
-		} else {
-			c0 = 0;
-			c1 = f->nr_configs;
-		}
-		for (j = c0; j < c1; j++) {
-			if (n == cap) {
-				cap = cap ? 2 * cap : 16;
-				col = realloc(col, (size_t)cap * sizeof(*col));
-				if (!col)
-					tc_cli_fail("out of memory");
-			}
-			col[n].file = f;
-			col[n].config = j;
-			col[n].arg = i;
-			n++;
-		}
-	}
-	name_columns(col, n, nr_labels, labels);
-	free(files);
-	*cols = col;
-	return n;
-}
-
-void tc_cli_columns_free(struct tc_cli_column *cols, int nr)
-{
-	int i, j;
-
-	for (i = 0; i < nr; i++) {
-		for (j = 0; j < i; j++)
-			if (cols[j].file == cols[i].file)
-				break;
-		if (j == i)
-			tc_result_file_free(cols[i].file);
-	}
-	free(cols);
-}
 
 /* ---- compare ---- */
 
@@ -1088,10 +895,12 @@ int cmd_compare(int argc, char **argv)
 	double *freq, *scale;
 	int first, n, i, err;
 
-	/* noise result files: their own comparison (src/cmd_compare_noise.c) */
-	if (compare_noise_wanted(argc, argv))
-		return cmd_compare_noise(argc, argv);
 	first = parse(argc, argv, &o);
+	/* noise result files: their own comparison (src/cmd_compare_noise.c) */
+	if (tc_cli_columns_noise(argc - first, argv + first)) {
+		free(o.labels);
+		return cmd_compare_noise(argc, argv);
+	}
 	n = tc_cli_columns_load(argc - first, argv + first, o.nr_labels, o.labels, &col);
 	cc = calloc((size_t)n, sizeof(*cc));
 	freq = calloc((size_t)n, sizeof(*freq));

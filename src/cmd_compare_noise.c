@@ -4,7 +4,7 @@
  * files (lib/compare_noise.c): per target CPU, the IPI total and every
  * (event, cause) count of every file side by side, the first file the
  * reference; then the loop figures. cmd_compare() hands over when one of its
- * files is a noise result (compare_noise_wanted()).
+ * column arguments are noise results (tc_cli_columns_noise(), src/columns.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,19 +17,6 @@
 #include <tracecost/report.h>
 
 #include "cli.h"
-
-bool compare_noise_wanted(int argc, char **argv)
-{
-	int i;
-
-	for (i = 1; i < argc; i++) {
-		if (argv[i][0] == '-')
-			continue;
-		if (tc_noise_result_is(argv[i]))
-			return true;
-	}
-	return false;
-}
 
 enum { OPT_LABEL = 256, OPT_FORMAT, OPT_HELP };
 
@@ -97,6 +84,11 @@ int cmd_compare_noise(int argc, char **argv)
 		tc_cli_usage("compare: two or more noise result files are needed");
 	if (nr_labels > n)
 		tc_cli_usage("--label: %d labels for %d files", nr_labels, n);
+	for (i = 0; i < nr_labels; i++)
+		for (j = 0; j < i; j++)
+			if (!strcmp(labels[i], labels[j]))
+				tc_cli_usage("--label '%.40s' is given twice: columns need distinct "
+					     "names", labels[i]);
 	files = calloc((size_t)n, sizeof(*files));
 	if (!files)
 		tc_cli_fail("out of memory");
@@ -106,8 +98,12 @@ int cmd_compare_noise(int argc, char **argv)
 			tc_cli_fail("out of memory");
 		if (ret)
 			tc_cli_usage("%s", err);
-		if (!labels[i])
-			labels[i] = files[i]->release;
+	}
+	/* unlabelled columns: the release, or the file where releases repeat */
+	for (i = nr_labels; i < n; i++) {
+		for (k = 0, j = 0; j < n; j++)
+			k += !strcmp(files[j]->release, files[i]->release);
+		labels[i] = k > 1 || !*files[i]->release ? argv[optind + i] : files[i]->release;
 	}
 	ret = tc_noise_compare(files, n, &c, err, sizeof(err));
 	if (ret == -ENOMEM)

@@ -38,6 +38,7 @@
 #include <tracecost/stats.h>
 
 #include "cli.h"
+#include "columns.h"
 
 #define BINS_PER_DECADE	20
 

@@ -154,6 +154,9 @@ expect_usage "no counter frequency for ns" compare "$tmp/nofreq.json"
 expect_usage "unknown configuration" compare "$tmp/a.json:nosuch"
 expect_usage "too many labels" compare "$tmp/a.json:stock" --label x --label y
 expect_usage "unknown metric" compare "$tmp/a.json" --metrics p99
+expect_usage "empty CONFIG" compare "$tmp/a.json:"
+check "empty CONFIG: the line says the CONFIG is empty" 'grep -q "CONFIG after .:. is empty" "$tmp/stderr"'
+expect_usage "a label given twice" compare "$tmp/a.json:stock" "$tmp/a.json:call" --label x --label x
 expect_usage "bad format" compare "$tmp/a.json" --format xml
 expect_usage "--resamples 5" compare "$tmp/a.json" --resamples 5
 expect_usage "no file" compare

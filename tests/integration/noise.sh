@@ -203,6 +203,25 @@ fi
 rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/cmp2.out")" -eq 1 ] && ok "compare: different target CPUs refused: $(cat "$tmp/cmp2.out")" ||
 	not_ok "compare different CPUs: rc=$rc $(cat "$tmp/cmp2.out")"
+# a noise file is a column of its own; labels and default names tell columns apart
+expect_cmp_usage() { # DESC PATTERN ARGS...
+	_d=$1 _p=$2
+	shift 2
+	"$TC" compare "$@" >"$tmp/cmpu.out" 2>&1
+	_rc=$?
+	[ $_rc -eq 2 ] && [ "$(wc -l <"$tmp/cmpu.out")" -eq 1 ] && grep -q "$_p" "$tmp/cmpu.out" &&
+		ok "compare: $_d: exit 2, one line: $(cat "$tmp/cmpu.out")" ||
+		not_ok "compare: $_d: rc=$_rc $(head -3 "$tmp/cmpu.out")"
+}
+expect_cmp_usage "a group of noise files" "one column of its own" \
+	"$tmp/tlb.json,$tmp/spin.json" "$tmp/tlb.json"
+expect_cmp_usage "a noise file with :CONFIG" "one column of its own" "$tmp/tlb.json:foo" "$tmp/tlb.json"
+expect_cmp_usage "--label given twice" "given twice" "$tmp/tlb.json" "$tmp/builtin.json" \
+	--label x --label x
+"$TC" compare "$tmp/builtin.json" "$tmp/tlb.json" >"$tmp/cmp4.out" 2>&1 &&
+	grep -q "^[^ ]*builtin.json: " "$tmp/cmp4.out" && grep -q "^[^ ]*tlb.json: " "$tmp/cmp4.out" &&
+	ok "compare: two files of one kernel are named by their files" ||
+	not_ok "compare names: $(head -3 "$tmp/cmp4.out")"
 echo '{"tool": {"name": "tracecost"}, "suite": "noise", "file_version": 1}' >"$tmp/broken.json"
 "$TC" compare "$tmp/tlb.json" "$tmp/broken.json" >"$tmp/cmp3.out" 2>&1
 rc=$?
