@@ -322,7 +322,16 @@ static int collect_rows(struct tc_compare *res, const struct tc_compare_column *
 	return 0;
 }
 
-/* Resample runs (enough of them) or, below TC_COMPARE_MIN_RUNS, repetitions. */
+/*
+ * The resampling unit of a column: its sessions when it holds several (a
+ * group of files; not under -icount, where a boot adds nothing), else its
+ * runs when there are enough, else its repetitions.
+ */
+static bool by_sessions(const struct tc_result_file *f)
+{
+	return f->nr_sessions >= 2 && !f->deterministic;
+}
+
 static bool by_runs(const struct tc_result_file *f)
 {
 	return f->nr_runs >= TC_COMPARE_MIN_RUNS;
@@ -330,25 +339,43 @@ static bool by_runs(const struct tc_result_file *f)
 
 static int clusters(const struct tc_result_file *f, int nr_reps)
 {
+	if (by_sessions(f))
+		return f->nr_sessions;
 	return by_runs(f) ? f->nr_runs : nr_reps;
 }
 
-/* One bootstrap draw: @k[i] = times repetition i enters the replicate. */
+/*
+ * One bootstrap draw: @k[i] = times repetition i enters the replicate.
+ * Sessions (or runs) are drawn with replacement and keep everything under
+ * them whole: the top-level cluster bootstrap (Davison & Hinkley 3.8,
+ * strategy 1; Kalibera & Jones 2013, section 4: the spread of the top
+ * level already holds the variation of the levels below it).
+ * @kr: scratch of nr_runs + nr_sessions counts.
+ */
 static void draw(uint64_t *s, const struct tc_result_file *f, int nr_reps, unsigned int *k,
 		 unsigned int *kr)
 {
+	unsigned int *ks = kr + f->nr_runs;
 	int i, r;
 	unsigned int j;
 
 	memset(k, 0, (size_t)nr_reps * sizeof(*k));
-	if (!by_runs(f)) {
+	if (!by_sessions(f) && !by_runs(f)) {
 		for (i = 0; i < nr_reps; i++)
 			k[rng_below(s, (uint32_t)nr_reps)]++;
 		return;
 	}
 	memset(kr, 0, (size_t)f->nr_runs * sizeof(*kr));
-	for (r = 0; r < f->nr_runs; r++)
-		kr[rng_below(s, (uint32_t)f->nr_runs)]++;
+	if (by_sessions(f)) {
+		memset(ks, 0, (size_t)f->nr_sessions * sizeof(*ks));
+		for (i = 0; i < f->nr_sessions; i++)
+			ks[rng_below(s, (uint32_t)f->nr_sessions)]++;
+		for (r = 0; r < f->nr_runs; r++)
+			kr[r] = ks[f->runs[r].session];
+	} else {
+		for (r = 0; r < f->nr_runs; r++)
+			kr[rng_below(s, (uint32_t)f->nr_runs)]++;
+	}
 	for (r = 0; r < f->nr_runs; r++)
 		for (j = 0; j < f->runs[r].nr_reps; j++)
 			k[f->runs[r].first_rep + j] = kr[r];
@@ -486,15 +513,28 @@ static int interval(const struct tc_compare_opts *o, const struct tc_compare_col
 	if (paired) {
 		int n = clusters(fc, x->reps);
 
+		x->scope = TC_SCOPE_PAIRED;
 		for (b = 0; b < B; b++)
 			d[b] = rx[b] - r0[b];
 		var = variance(d, B, 1) * n / (n - 1);
 		df = n - 1;
 	} else {
-		int ac = fc->nr_runs, ar = fr->nr_runs;
+		/*
+		 * Different runs. Under -icount on both sides a boot adds no
+		 * variance: the runs are the units. Otherwise the columns come
+		 * from different sessions, and only the spread between sessions
+		 * (files of a group) says how far two sessions differ: the
+		 * runs of one session resemble each other more than those of
+		 * a session taken minutes or a boot later.
+		 */
+		bool exact = fc->deterministic && fr->deterministic;
+		int ac = exact ? fc->nr_runs : fc->nr_sessions;
+		int ar = exact ? fr->nr_runs : fr->nr_sessions;
+		int least = exact ? TC_COMPARE_MIN_RUNS : TC_COMPARE_MIN_SESSIONS;
 		double vc, vr, den;
 
-		if (ac < TC_COMPARE_MIN_RUNS || ar < TC_COMPARE_MIN_RUNS) {
+		x->scope = exact ? TC_SCOPE_BOOTS_EXACT : TC_SCOPE_SESSIONS;
+		if (ac < least || ar < least) {
 			x->verdict = TC_VERDICT_UNKNOWN;
 			return 0;
 		}
@@ -555,6 +595,8 @@ static int compare_row(struct work *w, const struct tc_compare_column *cols, int
 			cell[m].present = tc_metric_applies(f->shape, m);
 			cell[m].reps = rc->nr_reps;
 			cell[m].runs = f->nr_runs;
+			cell[m].sessions = f->nr_sessions > 0 ? f->nr_sessions : 1;
+			cell[m].scope = TC_SCOPE_NONE;
 			cell[m].value = v[m];
 			cell[m].change = NAN;
 			cell[m].lo = cell[m].hi = cell[m].df = NAN;
@@ -657,7 +699,7 @@ int tc_compare_run(const struct tc_compare_column *cols, int nr_cols,
 	w.t = malloc(TC_TOPN_SIZE(o->highest));
 	w.k = calloc(max_reps, sizeof(*w.k));
 	w.order = calloc(max_reps, sizeof(*w.order));
-	w.kr = calloc((size_t)max_runs, sizeof(*w.kr));
+	w.kr = calloc((size_t)max_runs * 2, sizeof(*w.kr));
 	w.fig = calloc((size_t)(max_reps > (unsigned int)max_runs ? max_reps : (unsigned int)max_runs) *
 		       TC_NR_METRICS, sizeof(*w.fig));
 	rep = calloc((size_t)nr_cols * TC_NR_METRICS * o->resamples, sizeof(*rep));

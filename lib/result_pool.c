@@ -164,6 +164,55 @@ static int pool_cells(struct tc_result_file *p, struct tc_result_file *const *fi
 	return 0;
 }
 
+static bool same(const char *a, const char *b)
+{
+	return !strcmp(a ? a : "", b ? b : "");
+}
+
+/*
+ * A run that appears twice (the same file given twice in a group, or a copy
+ * of it): it is one measurement, not two, and counting it twice would
+ * shrink the interval for nothing. Runs are the same when start, end, host
+ * and command agree and a start is recorded.
+ */
+static const char *repeated_run(struct tc_result_file *const *files, int nr, char *buf,
+				size_t len)
+{
+	int i, j, a, b;
+
+	for (i = 0; i < nr; i++)
+		for (a = 0; a < files[i]->nr_runs; a++) {
+			const struct tc_result_run *x = &files[i]->runs[a];
+
+			if (!x->start || !*x->start)
+				continue;
+			for (j = i; j < nr; j++)
+				for (b = j == i ? a + 1 : 0; b < files[j]->nr_runs; b++) {
+					const struct tc_result_run *y = &files[j]->runs[b];
+
+					if (!same(x->start, y->start) || !same(x->end, y->end) ||
+					    !same(x->nodename, y->nodename) ||
+					    !same(x->command, y->command))
+						continue;
+					if (i != j && !strcmp(files[i]->path, files[j]->path))
+						snprintf(buf, len, "%.200s is given twice: a file (a "
+							 "session) counts once", files[i]->path);
+					else if (i == j)
+						snprintf(buf, len, "%.200s holds one run twice (started "
+							 "%.40s on %.40s): a run counts once",
+							 files[i]->path, x->start,
+							 x->nodename ? x->nodename : "?");
+					else
+						snprintf(buf, len, "%.200s and %.200s hold the same run "
+							 "(started %.40s on %.40s): a run counts once",
+							 files[i]->path, files[j]->path, x->start,
+							 x->nodename ? x->nodename : "?");
+					return buf;
+				}
+		}
+	return NULL;
+}
+
 int tc_result_file_pool(struct tc_result_file *const *files, int nr, const char *name,
 			struct tc_result_file **res, char *err, size_t errlen)
 {
@@ -171,7 +220,7 @@ int tc_result_file_pool(struct tc_result_file *const *files, int nr, const char 
 	unsigned long reps = 0, runs = 0;
 	double freq = 0, step = 0;
 	unsigned int highest = 0;
-	char why[200];
+	char why[640];
 	const char *bad;
 	int i, j, ret;
 
@@ -194,6 +243,9 @@ int tc_result_file_pool(struct tc_result_file *const *files, int nr, const char 
 		if (!highest || files[i]->highest < highest)
 			highest = files[i]->highest;
 	}
+	bad = repeated_run(files, nr, why, sizeof(why));
+	if (bad)
+		return pool_fail(err, errlen, -EINVAL, "%.200s: %s", name, bad);
 	if (runs > TC_RESULT_MAX_RUNS || reps > TC_RESULT_MAX_TOTAL_REPS)
 		return pool_fail(err, errlen, -E2BIG,
 				 "%.200s: %lu runs and %lu repetitions, more than %d and %d",
@@ -210,12 +262,17 @@ int tc_result_file_pool(struct tc_result_file *const *files, int nr, const char 
 		p->runs = calloc(runs, sizeof(*p->runs));
 		ret = p->runs ? 0 : -ENOMEM;
 	}
+	/* each file is a session (or holds its own): sessions are numbered on */
+	p->deterministic = true;
 	for (i = 0, reps = 0; !ret && i < nr; i++) {
 		for (j = 0; !ret && j < files[i]->nr_runs; j++, p->nr_runs++) {
 			ret = copy_run(&p->runs[p->nr_runs], &files[i]->runs[j],
 				       (unsigned int)reps);
+			p->runs[p->nr_runs].session = p->nr_sessions + files[i]->runs[j].session;
 			reps += files[i]->runs[j].nr_reps;
 		}
+		p->nr_sessions += files[i]->nr_sessions > 0 ? files[i]->nr_sessions : 1;
+		p->deterministic &= files[i]->deterministic;
 	}
 	if (!ret)
 		ret = pool_cells(p, files, nr);

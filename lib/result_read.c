@@ -744,7 +744,7 @@ static const struct {
 
 static int read_header(struct rd *r, struct tc_result_file *f, const json_t *root)
 {
-	json_t *j, *uname, *host, *counter;
+	json_t *j, *uname, *host, *counter, *vm;
 	json_int_t v;
 	size_t i;
 	int err;
@@ -789,6 +789,10 @@ static int read_header(struct rd *r, struct tc_result_file *f, const json_t *roo
 	    (err = opt_str(r, root, "end", &f->end)) ||
 	    (err = opt_str(r, root, "command", &f->command)))
 		return err;
+	vm = json_object_get(root, "vm");
+	f->deterministic = json_is_object(vm) &&
+			   json_is_true(json_object_get(vm, "deterministic"));
+	f->nr_sessions = 1;
 	host = json_object_get(root, "host");
 	if (json_is_object(host)) {
 		err = opt_str(r, host, "cpu_model", &f->cpu_model);
@@ -903,6 +907,12 @@ static int read_runs(struct rd *r, const struct tc_result_file *top, const json_
 	r->prefix = NULL;
 	if (!err)
 		err = tc_result_file_pool(runs, (int)n, top->path, res, r->err, r->errlen);
+	/* the runs of one file are one invocation: one session */
+	if (!err) {
+		for (i = 0; i < n; i++)
+			(*res)->runs[i].session = 0;
+		(*res)->nr_sessions = 1;
+	}
 	for (i = 0; i < n; i++)
 		tc_result_file_free(runs[i]);
 	free(runs);

@@ -65,8 +65,8 @@ static void usage(void)
 	       "  FILE[:CONFIG]    a result file (tracecost run --json), all its configurations\n"
 	       "                   or the one named; columns in the order given, the first is\n"
 	       "                   the reference\n"
-	       "  A1,A2,A3:CONFIG  a group of files: their runs pooled as one column (one file\n"
-	       "                   per run or boot; tracecost run --runs N writes N in one)\n"
+	       "  A1,A2,A3:CONFIG  a group of files, each a session (one invocation of\n"
+	       "                   tracecost run with all its --runs, one boot): one column\n"
 	       "  --label NAME     name of the next column (repeat; default <release> or\n"
 	       "                   <release>:<config>)\n"
 	       "  --metrics LIST   rows, from average,median,max_avg,percentile,min,max or all\n"
@@ -75,13 +75,14 @@ static void usage(void)
 	       "  --format F       text (default), markdown, csv or json\n"
 	       "  --unit ns|ticks  ns per pair (default; each file's counter frequency) or ticks\n"
 	       "  --percentile P   the percentile row (default: the first file's)\n"
-	       "  --resamples B    bootstrap resamples of the runs (default 2000)\n"
+	       "  --resamples B    bootstrap resamples of the sessions or runs (default 2000)\n"
 	       "  --seed N         seed of the resampling (default 1)\n\n"
 	       "Each cell after the first: value, change against its reference, and a verdict\n"
-	       "from the 95%% interval of the difference (runs resampled, Student/Welch t):\n"
-	       "> slower, < faster, ~ no significant difference, ? none (the reason is printed:\n"
-	       "columns from different runs need 3 runs each; one repetition gives n/a).\n"
-	       "Columns of the same runs are paired. Differences of medians and percentiles\n"
+	       "from the 95%% interval of the difference (sessions or runs resampled,\n"
+	       "Student/Welch t): > slower, < faster, ~ no significant difference, ? none\n"
+	       "(the reason is printed: columns from different sessions need 3 files each;\n"
+	       "one repetition gives n/a). Columns of the same runs are paired; the header\n"
+	       "says what each interval covers. Differences of medians and percentiles\n"
 	       "below one counter step are never significant. Where higher is better\n"
 	       "(files/s), < (faster) marks a higher value. Changes from +1000%% on show as\n"
 	       "the ratio: x42 is 42 times the reference. Method: man tracecost, COMPARE.\n");
@@ -399,12 +400,28 @@ static void print_spreads(const struct ctx *x, FILE *f, const char *pre);
 /* What the interval covers, said once for every format. */
 static void print_method(const struct ctx *x, FILE *f, const char *pre, const char *reps)
 {
+	bool seen[TC_SCOPE_BOOTS_EXACT + 1] = { false };
+	int r, i;
+
 	fprintf(f, "%smethod: %.0f%% interval of each difference: d +- t * se, se from %u "
-		"bootstrap resamples (seed %llu) of the runs (of the %s where a column has "
-		"fewer than %d runs), t of Student at n - 1 (paired) or Welch's degrees of "
-		"freedom; columns of the same runs paired, run i with run i\n", pre,
-		CONFIDENCE * 100, x->o->resamples, (unsigned long long)x->o->seed, reps,
-		TC_COMPARE_MIN_RUNS);
+		"bootstrap resamples (seed %llu) of the sessions (files of a group), else the "
+		"runs (of the %s where a column has fewer than %d runs), t of Student at n - 1 "
+		"(paired) or Welch's degrees of freedom; columns of the same runs paired, run i "
+		"with run i\n", pre, CONFIDENCE * 100, x->o->resamples,
+		(unsigned long long)x->o->seed, reps, TC_COMPARE_MIN_RUNS);
+	for (r = 0; r < x->res->nr_rows; r++)
+		for (i = 0; i < x->n * TC_NR_METRICS; i++)
+			seen[x->res->rows[r].cells[i].scope] = true;
+	if (seen[TC_SCOPE_PAIRED])
+		fprintf(f, "%sinterval: paired within one session (the same runs; it does not "
+			"cover the drift between sessions)\n", pre);
+	if (seen[TC_SCOPE_SESSIONS])
+		fprintf(f, "%sinterval: between sessions (files measured minutes or boots apart): "
+			"from the spread between the files of each column's group, at least %d a "
+			"side, else ?\n", pre, TC_COMPARE_MIN_SESSIONS);
+	if (seen[TC_SCOPE_BOOTS_EXACT])
+		fprintf(f, "%sinterval: between boots under QEMU -icount (instruction counts: a "
+			"boot adds no variance): from the spread between runs\n", pre);
 }
 
 static void print_header(const struct ctx *x, FILE *f, const char *pre)
@@ -491,7 +508,7 @@ static void print_header(const struct ctx *x, FILE *f, const char *pre)
 /* Why a cell of @row has no verdict, or a weaker one: one line per reason. */
 static void print_reasons(const struct ctx *x, const struct tc_compare_row *row)
 {
-	bool unknown = false, na = false, step = false;
+	bool unknown = false, na = false, step = false, sessions = false;
 	double st = 0;
 	char few[256] = "";
 	size_t off = 0;
@@ -509,14 +526,26 @@ static void print_reasons(const struct ctx *x, const struct tc_compare_row *row)
 			if (cell->verdict != TC_VERDICT_UNKNOWN || unknown)
 				continue;
 			unknown = true;
+			sessions = cell->scope == TC_SCOPE_SESSIONS;
 		}
 	}
-	for (c = 0; unknown && c < x->n && off < sizeof(few); c++)
-		if (x->col[c].file->nr_runs < TC_COMPARE_MIN_RUNS)
+	for (c = 0; unknown && c < x->n && off < sizeof(few); c++) {
+		const struct tc_result_file *fc = x->col[c].file;
+
+		if (sessions && !fc->deterministic && fc->nr_sessions < TC_COMPARE_MIN_SESSIONS)
 			off += (size_t)snprintf(few + off, sizeof(few) - off, "%s%s %d",
-						off ? ", " : "", x->col[c].name,
-						x->col[c].file->nr_runs);
-	if (unknown)
+						off ? ", " : "", x->col[c].name, fc->nr_sessions);
+		else if (!sessions && fc->nr_runs < TC_COMPARE_MIN_RUNS)
+			off += (size_t)snprintf(few + off, sizeof(few) - off, "%s%s %d",
+						off ? ", " : "", x->col[c].name, fc->nr_runs);
+	}
+	if (unknown && sessions)
+		printf("? between-session variation unknown (sessions: %s): these columns were "
+		       "measured in different sessions (files taken minutes or boots apart), whose "
+		       "runs differ by more than one session's runs show; give each column %d or "
+		       "more files, one per session (A1.json,A2.json,A3.json)\n", few,
+		       TC_COMPARE_MIN_SESSIONS);
+	else if (unknown)
 		printf("? between-run variation unknown (runs: %s): columns from different runs "
 		       "need %d runs each: use --runs N or several files per column "
 		       "(A1.json,A2.json,...)\n", few, TC_COMPARE_MIN_RUNS);
@@ -660,6 +689,8 @@ static void cell_long(char *buf, size_t len, const struct tc_compare_cell *cell,
 	fmt_change(p, sizeof(p), cell->change);
 	if (cell->verdict == TC_VERDICT_NA || cell->verdict == TC_VERDICT_UNKNOWN) {
 		snprintf(buf, len, "%s (%s, %s)", v, p, cell->verdict == TC_VERDICT_NA ? "n/a" :
+			 cell->scope == TC_SCOPE_SESSIONS ?
+			 "? between-session variation unknown" :
 			 "? between-run variation unknown");
 		return;
 	}
@@ -777,6 +808,21 @@ static void print_csv(const struct ctx *x)
 	}
 }
 
+/* What a cell's interval covers, for the JSON. */
+static json_t *scope_name(enum tc_compare_scope scope)
+{
+	switch (scope) {
+	case TC_SCOPE_PAIRED:
+		return json_string("paired in one session");
+	case TC_SCOPE_SESSIONS:
+		return json_string("between sessions");
+	case TC_SCOPE_BOOTS_EXACT:
+		return json_string("between boots, instruction counts");
+	default:
+		return json_null();
+	}
+}
+
 static json_t *jnum(double v)
 {
 	return isnan(v) ? json_null() : json_real(v);
@@ -850,6 +896,10 @@ static void print_json(const struct ctx *x)
 					"step", cell->step > 0 ? json_real(cell->step) : json_null(),
 					"sd_between_runs", jnum(cell->between),
 					"sd_within_runs", jnum(cell->within)));
+				json_object_set_new(json_array_get(cells, json_array_size(cells) - 1),
+						    "sessions", json_integer(cell->sessions));
+				json_object_set_new(json_array_get(cells, json_array_size(cells) - 1),
+						    "interval", scope_name(cell->scope));
 			}
 			json_array_append_new(rows, json_pack("{s:s, s:o}", "metric",
 							      tc_metric_name(m), "cells", cells));
@@ -864,11 +914,15 @@ static void print_json(const struct ctx *x)
 			 "suite", x->col[0].file->suite,
 			 "unit", is_system(x->col[0].file) ? json_null() : json_string(x->unit),
 			 "confidence", CONFIDENCE, "method",
-			 "d +- t se; se from bootstrap resamples of the runs (of the repetitions "
-			 "below min_runs runs), scaled by n/(n-1); t of Student, n-1 (paired) or "
-			 "Welch degrees of freedom; columns of the same runs paired",
+			 "d +- t se; se from bootstrap resamples of the sessions (files of a "
+			 "group), else the runs (of the repetitions below min_runs runs), scaled "
+			 "by n/(n-1); t of Student, n-1 (paired) or Welch degrees of freedom; "
+			 "columns of the same runs paired; columns of different sessions need "
+			 "min_sessions files each",
 			 "resamples", (json_int_t)x->o->resamples, "seed", (json_int_t)x->o->seed,
 			 "min_runs", TC_COMPARE_MIN_RUNS);
+	if (root)
+		json_object_set_new(root, "min_sessions", json_integer(TC_COMPARE_MIN_SESSIONS));
 	if (!root)
 		tc_cli_fail("out of memory");
 	json_object_set_new(root, "percentile", is_system(x->col[0].file) ? json_null() :

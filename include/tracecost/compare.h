@@ -92,6 +92,8 @@ extern "C" {
 #define TC_COMPARE_MIN_REPS	2
 /* Runs a column needs before its between-run variation is estimated. */
 #define TC_COMPARE_MIN_RUNS	3
+/* Sessions (files of a group) a column needs for a verdict across sessions. */
+#define TC_COMPARE_MIN_SESSIONS	3
 #define TC_COMPARE_DEFAULT_B	2000
 
 enum tc_metric {
@@ -109,7 +111,26 @@ enum tc_verdict {
 	TC_VERDICT_SAME,	/* the interval contains 0 */
 	TC_VERDICT_SLOWER,	/* the interval lies above 0 */
 	TC_VERDICT_FASTER,	/* the interval lies below 0 */
-	TC_VERDICT_UNKNOWN,	/* different runs, fewer than TC_COMPARE_MIN_RUNS in one */
+	TC_VERDICT_UNKNOWN,	/* different sessions, fewer than TC_COMPARE_MIN_SESSIONS in one */
+};
+
+/**
+ * enum tc_compare_scope - what the interval of a cell covers
+ * @TC_SCOPE_NONE:	no interval (a reference column, or n/a)
+ * @TC_SCOPE_PAIRED:	the same runs of one session, paired run by run
+ * @TC_SCOPE_SESSIONS:	columns from different sessions (files taken minutes
+ *			or boots apart): the spread between the sessions of
+ *			each column (the files of a group), at least
+ *			TC_COMPARE_MIN_SESSIONS a side, else unknown
+ * @TC_SCOPE_BOOTS_EXACT: different boots under QEMU -icount on both sides
+ *			(instruction counts: a boot adds no variance): the
+ *			spread between runs, at least TC_COMPARE_MIN_RUNS a side
+ */
+enum tc_compare_scope {
+	TC_SCOPE_NONE,
+	TC_SCOPE_PAIRED,
+	TC_SCOPE_SESSIONS,
+	TC_SCOPE_BOOTS_EXACT,
 };
 
 /**
@@ -170,6 +191,8 @@ struct tc_compare_opts {
  * @between:	standard deviation of the figure over the runs (NAN: < 2 runs)
  * @within:	pooled standard deviation of the figure over the repetitions
  *		inside each run (NAN: no run with 2 repetitions)
+ * @scope:	what the interval covers (also why a verdict is unknown)
+ * @sessions:	sessions behind the figure (files of a group; 1 for a file)
  */
 struct tc_compare_cell {
 	bool present;
@@ -183,6 +206,8 @@ struct tc_compare_cell {
 	bool below_step;
 	double step;
 	double between, within;
+	enum tc_compare_scope scope;
+	int sessions;
 };
 
 /**

@@ -190,12 +190,17 @@ struct tc_result_row {
  * @start, @end, @command, @nodename, @release: as that run recorded them
  * @first_rep:	index of its first repetition in every cell's @reps/@values
  * @nr_reps:	its repetitions (its own repeat), >= 1
+ * @session:	index of its session in the file, 0 .. nr_sessions - 1: a
+ *		session is what shares one time window and one boot, one
+ *		invocation of tracecost run (all its --runs); each file of a
+ *		group (a1.json,a2.json) is a session of its own
  */
 struct tc_result_run {
 	char *path;
 	char *start, *end, *command, *nodename, *release;
 	unsigned int first_rep;
 	unsigned int nr_reps;
+	int session;
 };
 
 /**
@@ -215,6 +220,12 @@ struct tc_result_run {
  * @repeat:	repetitions over every run (every cell has this many,
  *		run by run, see @runs); rounds for system
  * @nr_runs:	runs (1 for a version-1 file), @runs their boundaries
+ * @nr_sessions: sessions the runs come from: 1 for one file, the number of
+ *		files for a group (levels: session > run > repetition)
+ * @deterministic: every run was measured under QEMU -icount ("vm":
+ *		{"deterministic": true}, tracecost vm --deterministic): its
+ *		figures are instruction counts, the same on every boot, so
+ *		sessions add no variance
  * @step_ticks:	the counter's step (counter.resolution_ticks: the smallest
  *		non-zero difference of two reads), ticks per sample; the
  *		largest over the runs, 0 when not recorded
@@ -240,6 +251,8 @@ struct tc_result_file {
 	unsigned int repeat;
 	int nr_runs;
 	struct tc_result_run *runs;
+	int nr_sessions;
+	bool deterministic;
 	double step_ticks;
 	int do_work;
 	int nr_cpus;

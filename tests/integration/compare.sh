@@ -103,7 +103,13 @@ check "a b (json): one run each: between-run variation unknown, no interval, no 
 "$TC" compare a.json b.json >"$tmp/ab.txt"
 check "a b (text): '?' marks and the reason, with what to do" \
 	'grep -E "^ *average " "$tmp/ab.txt" | head -1 | grep -q "?$" &&
-	 grep -q "^? between-run variation unknown (runs: .*): columns from different runs need 3 runs each: use --runs N or several files per column" "$tmp/ab.txt"'
+	 grep -q "^? between-session variation unknown (sessions: .*): these columns were measured in different sessions .*give each column 3 or more files, one per session" "$tmp/ab.txt"'
+check "a b (text): the header says the intervals are between sessions" \
+	'grep -q "^interval: between sessions" "$tmp/ab.txt"'
+check "a b (json): each cell says what its interval covers and its sessions" \
+	'jq -e "[.sections[].rows[].cells[5:][] | .interval == \"between sessions\" and .sessions == 1] | all" "$tmp/ab.json" >/dev/null'
+expect_usage "a file given twice in a group" compare "$tmp/a.json,$tmp/a.json"
+check "a file given twice: the line says so" 'grep -q "given twice" "$tmp/stderr"'
 check "a b (json): do_work recorded per column" \
 	'jq -e "[.columns[].do_work] == [false,false,false,false,false,true,true,true,true,true]" "$tmp/ab.json" >/dev/null'
 

@@ -4,12 +4,16 @@
  * data with known variance components (lib/compare.c, tracecost/compare.h):
  *
  *  - Student's t quantiles against published values;
- *  - over many simulated A/A experiments (two independent groups of runs
- *    of one distribution: a value per repetition = mu + run effect (sd
+ *  - over many simulated A/A experiments (two independent groups of
+ *    sessions of one distribution, three levels: a value per repetition =
+ *    mu + session effect (sd sigma_s, one per file) + run effect (sd
  *    sigma_b) + noise (sd sigma_w)), the 95 % interval covers the true
  *    difference 0 in 93-97 % of them, for the average and the median, with
- *    3, 5 and 10 runs per side and between-run variation large or small
- *    (medians: 93-98.5 %, see check_coverage());
+ *    3, 5 and 10 sessions per side of 1 to 3 runs each, and each level
+ *    large or small (medians: 93-98.5 %, see check_coverage());
+ *  - single files from different sessions give "unknown" whatever their
+ *    runs (their between-session variance is not measured), and files
+ *    under QEMU -icount (deterministic) are compared by their runs;
  *  - the same for paired columns (two configurations of the same runs,
  *    whose difference itself varies from run to run);
  *  - a known shift of 4 between-run sds is detected;
@@ -58,6 +62,7 @@ static double normal(uint64_t *s)
 struct model {
 	int runs, reps;
 	double mu, sd_between, sd_within;
+	double sd_session;	/* one draw per file: a file is a session */
 	/* configuration 1 = configuration 0 + shift + a run effect of this sd */
 	double shift, sd_between_diff;
 };
@@ -79,6 +84,7 @@ static struct tc_result_file *make_file(const struct model *m, uint64_t *s, int 
 {
 	struct tc_result_file *f = calloc(1, sizeof(*f));
 	struct tc_result_row *row;
+	double sess;
 	int r, k, c;
 	char buf[64];
 
@@ -96,6 +102,7 @@ static struct tc_result_file *make_file(const struct model *m, uint64_t *s, int 
 	f->command = xstrdup("synthetic");
 	f->repeat = (unsigned int)(m->runs * m->reps);
 	f->nr_runs = m->runs;
+	f->nr_sessions = 1;
 	f->runs = calloc((size_t)m->runs, sizeof(*f->runs));
 	assert_non_null(f->runs);
 	for (r = 0; r < m->runs; r++) {
@@ -127,8 +134,9 @@ static struct tc_result_file *make_file(const struct model *m, uint64_t *s, int 
 		row->cells[c].values = calloc(f->repeat, sizeof(double));
 		assert_non_null(row->cells[c].values);
 	}
+	sess = m->sd_session * normal(s);
 	for (r = 0; r < m->runs; r++) {
-		double run = m->sd_between * normal(s);
+		double run = sess + m->sd_between * normal(s);
 		double diff = m->shift + m->sd_between_diff * normal(s);
 
 		for (k = 0; k < m->reps; k++) {
@@ -197,25 +205,45 @@ static void check_coverage(const char *what, const struct tally *t, int n, doubl
 	assert_true(cov <= hi + 1e-9);
 }
 
-/* Independent groups of runs (Welch): A/A, the truth is 0. */
-static void aa_independent(int runs, int reps, double sb, double sw, enum tc_metric m)
+/* @n sessions (files) of model @m pooled as one column, as a group a1,a2,a3 is. */
+static struct tc_result_file *make_group(const struct model *m, uint64_t *s, int tag, int n)
+{
+	struct tc_result_file *files[16], *p;
+	char err[TC_RESULT_ERR_LEN];
+	int i;
+
+	assert_true(n >= 1 && n <= 16);
+	for (i = 0; i < n; i++)
+		files[i] = make_file(m, s, tag * 16 + i);
+	assert_int_equal(tc_result_file_pool(files, n, "group", &p, err, sizeof(err)), 0);
+	assert_int_equal(p->nr_sessions, n);
+	for (i = 0; i < n; i++)
+		tc_result_file_free(files[i]);
+	return p;
+}
+
+/* Independent groups of sessions (Welch): A/A, the truth is 0. */
+static void aa_sessions(int sessions, int runs, int reps, double ss, double sb, double sw,
+			enum tc_metric m)
 {
 	struct model md = { .runs = runs, .reps = reps, .mu = 1000, .sd_between = sb,
-			    .sd_within = sw };
-	uint64_t s = 0x5eed0000u + (uint64_t)runs * 7919 + (uint64_t)reps * 31 + m;
+			    .sd_within = sw, .sd_session = ss };
+	uint64_t s = 0x5eed0000u + (uint64_t)sessions * 104729 + (uint64_t)runs * 7919 +
+		     (uint64_t)reps * 31 + m;
 	struct tally t = { 0 };
 	char what[128];
 	int e;
 
 	for (e = 0; e < EXPERIMENTS; e++) {
-		struct tc_result_file *a = make_file(&md, &s, 2 * e), *b = make_file(&md, &s, 2 * e + 1);
+		struct tc_result_file *a = make_group(&md, &s, 2 * e, sessions);
+		struct tc_result_file *b = make_group(&md, &s, 2 * e + 1, sessions);
 
 		tally_one(a, 0, b, 0, m, 0, (uint64_t)e, &t);
 		tc_result_file_free(a);
 		tc_result_file_free(b);
 	}
-	snprintf(what, sizeof(what), "A/A %s, %d runs x %d reps, sd %g/%g", tc_metric_name(m),
-		 runs, reps, sb, sw);
+	snprintf(what, sizeof(what), "A/A %s, %d sessions x %d runs x %d reps, sd %g/%g/%g",
+		 tc_metric_name(m), sessions, runs, reps, ss, sb, sw);
 	check_coverage(what, &t, EXPERIMENTS, m == TC_METRIC_MEDIAN ? 98.5 : 97.0);
 }
 
@@ -241,18 +269,23 @@ static void test_t_quantile(void **state)
 static void test_aa_average(void **state)
 {
 	(void)state;
-	aa_independent(3, 3, 5, 2, TC_METRIC_AVERAGE);
-	aa_independent(5, 3, 5, 2, TC_METRIC_AVERAGE);
-	aa_independent(10, 2, 5, 2, TC_METRIC_AVERAGE);
-	/* within-run noise dominating */
-	aa_independent(5, 4, 0.5, 5, TC_METRIC_AVERAGE);
+	/* one run per session (a file per invocation, as bench/verdicts.sh) */
+	aa_sessions(3, 1, 3, 0, 5, 2, TC_METRIC_AVERAGE);
+	aa_sessions(5, 1, 3, 0, 5, 2, TC_METRIC_AVERAGE);
+	aa_sessions(10, 1, 2, 0, 5, 2, TC_METRIC_AVERAGE);
+	aa_sessions(5, 1, 4, 0, 0.5, 5, TC_METRIC_AVERAGE);
+	/* three levels: sessions of several runs, the session effect large or small */
+	aa_sessions(3, 3, 2, 5, 2, 2, TC_METRIC_AVERAGE);
+	aa_sessions(5, 3, 2, 5, 2, 2, TC_METRIC_AVERAGE);
+	aa_sessions(5, 2, 3, 0.5, 5, 2, TC_METRIC_AVERAGE);
 }
 
 static void test_aa_median(void **state)
 {
 	(void)state;
-	aa_independent(5, 9, 5, 2, TC_METRIC_MEDIAN);
-	aa_independent(10, 5, 5, 2, TC_METRIC_MEDIAN);
+	aa_sessions(5, 1, 9, 0, 5, 2, TC_METRIC_MEDIAN);
+	aa_sessions(10, 1, 5, 0, 5, 2, TC_METRIC_MEDIAN);
+	aa_sessions(5, 3, 5, 5, 2, 2, TC_METRIC_MEDIAN);
 }
 
 /* Paired columns: configuration b - a varies from run to run (sd 1), truth 0. */
@@ -275,10 +308,10 @@ static void test_paired(void **state)
 		       EXPERIMENTS, 97.0);
 }
 
-/* A shift of 4 between-run sds, 5 runs a side: detected nearly always. */
+/* A shift of 4 between-run sds, 5 sessions a side: detected nearly always. */
 static void test_shift_detected(void **state)
 {
-	struct model md = { .runs = 5, .reps = 3, .mu = 1000, .sd_between = 5, .sd_within = 2 };
+	struct model md = { .runs = 1, .reps = 3, .mu = 1000, .sd_between = 5, .sd_within = 2 };
 	struct model shifted = md;
 	uint64_t s = 0xdecade;
 	struct tally t = { 0 };
@@ -287,35 +320,94 @@ static void test_shift_detected(void **state)
 	(void)state;
 	shifted.mu += 20;
 	for (e = 0; e < n; e++) {
-		struct tc_result_file *a = make_file(&shifted, &s, 2 * e);
-		struct tc_result_file *b = make_file(&md, &s, 2 * e + 1);
+		struct tc_result_file *a = make_group(&shifted, &s, 2 * e, 5);
+		struct tc_result_file *b = make_group(&md, &s, 2 * e + 1, 5);
 
 		tally_one(a, 0, b, 0, TC_METRIC_AVERAGE, 20, (uint64_t)e, &t);
 		tc_result_file_free(a);
 		tc_result_file_free(b);
 	}
-	printf("# shift of 4 between-run sds (5 runs a side): slower in %d of %d\n", t.slower, n);
+	printf("# shift of 4 between-run sds (5 sessions a side): slower in %d of %d\n", t.slower,
+	       n);
 	assert_true(t.slower >= n * 95 / 100);
 	assert_int_equal(t.faster, 0);
 }
 
-/* Cross-run with too few runs: unknown; the same runs paired: a verdict. */
-static void test_few_runs_unknown(void **state)
+/*
+ * Different sessions: one file a side is unknown however many runs it holds
+ * (the runs of one session resemble each other more than those of another),
+ * two a side too; the same runs paired: a verdict. Under QEMU -icount (a
+ * boot adds no variance) the runs of two files are the units.
+ */
+static void test_sessions_unknown(void **state)
 {
-	struct model md = { .runs = 2, .reps = 5, .mu = 1000, .sd_between = 5, .sd_within = 2,
+	struct model md = { .runs = 10, .reps = 5, .mu = 1000, .sd_between = 5, .sd_within = 2,
 			    .shift = 50 };
+	struct model shifted = md;
 	uint64_t s = 42;
-	struct tally t = { 0 }, p = { 0 };
+	struct tally t = { 0 }, p = { 0 }, g = { 0 }, d = { 0 };
 	struct tc_result_file *a, *b;
+	struct tc_compare_column cols[2];
+	struct tc_compare_opts o = { .resamples = RESAMPLES, .seed = 1, .confidence = 0.95 };
+	struct tc_compare *res;
 
 	(void)state;
 	a = make_file(&md, &s, 1);
 	b = make_file(&md, &s, 2);
 	tally_one(a, 0, b, 0, TC_METRIC_AVERAGE, 0, 1, &t);
 	assert_int_equal(t.unknown, 1);
+	cols[0] = (struct tc_compare_column){ .file = b, .config = 0, .ref = -1, .scale = 1 };
+	cols[1] = (struct tc_compare_column){ .file = a, .config = 0, .ref = 0, .scale = 1 };
+	assert_int_equal(tc_compare_run(cols, 2, &o, &res), 0);
+	assert_int_equal(res->rows[0].cells[TC_NR_METRICS].scope, TC_SCOPE_SESSIONS);
+	tc_compare_free(res);
 	/* configuration b is 50 above a in every run of the same file: paired, slower */
 	tally_one(a, 1, a, 0, TC_METRIC_AVERAGE, 50, 1, &p);
 	assert_int_equal(p.slower, 1);
+	/* deterministic files: 10 runs a side, a shift of 50: slower */
+	a->deterministic = b->deterministic = true;
+	tally_one(a, 1, b, 0, TC_METRIC_AVERAGE, 50, 1, &d);
+	assert_int_equal(d.slower, 1);
+	tc_result_file_free(a);
+	tc_result_file_free(b);
+	/* two sessions a side: unknown; three: a verdict for a large shift */
+	shifted.runs = 1;
+	md.runs = 1;
+	shifted.mu += 200;
+	a = make_group(&shifted, &s, 3, 2);
+	b = make_group(&md, &s, 4, 2);
+	tally_one(a, 0, b, 0, TC_METRIC_AVERAGE, 200, 1, &g);
+	assert_int_equal(g.unknown, 1);
+	tc_result_file_free(a);
+	tc_result_file_free(b);
+	a = make_group(&shifted, &s, 5, 3);
+	b = make_group(&md, &s, 6, 3);
+	tally_one(a, 0, b, 0, TC_METRIC_AVERAGE, 200, 1, &g);
+	assert_int_equal(g.slower, 1);
+	tc_result_file_free(a);
+	tc_result_file_free(b);
+}
+
+/* A file given twice in a group, or two copies of one run, is refused. */
+static void test_pool_repeated_run(void **state)
+{
+	struct model md = { .runs = 2, .reps = 3, .mu = 100, .sd_between = 5, .sd_within = 2 };
+	uint64_t s = 9;
+	struct tc_result_file *a, *b, *p, *files[2];
+	char err[TC_RESULT_ERR_LEN];
+
+	(void)state;
+	a = make_file(&md, &s, 1);
+	b = make_file(&md, &s, 1);	/* same tag: the same runs (start, end, host, command) */
+	files[0] = a;
+	files[1] = a;
+	assert_int_equal(tc_result_file_pool(files, 2, "a,a", &p, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "given twice"));
+	files[1] = b;
+	free(b->path);
+	b->path = xstrdup("copy.json");
+	assert_int_equal(tc_result_file_pool(files, 2, "a,b", &p, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "hold the same run"));
 	tc_result_file_free(a);
 	tc_result_file_free(b);
 }
@@ -363,7 +455,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_t_quantile),
 		cmocka_unit_test(test_pool),
-		cmocka_unit_test(test_few_runs_unknown),
+		cmocka_unit_test(test_sessions_unknown),
+		cmocka_unit_test(test_pool_repeated_run),
 		cmocka_unit_test(test_shift_detected),
 		cmocka_unit_test(test_paired),
 		cmocka_unit_test(test_aa_average),
