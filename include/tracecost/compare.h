@@ -170,6 +170,11 @@ struct tc_compare_opts {
  * @between:	standard deviation of the figure over the runs (NAN: < 2 runs)
  * @within:	pooled standard deviation of the figure over the repetitions
  *		inside each run (NAN: no run with 2 repetitions)
+ * @approx:	@value is not exact but the lower end of what the samples
+ *		allow (a median or percentile from a histogram bucket above
+ *		its exact range, tc_stats_value_range()): the true figure lies
+ *		in [@value, @upper]
+ * @upper:	the largest the true figure can be; @value when exact
  */
 struct tc_compare_cell {
 	bool present;
@@ -183,6 +188,8 @@ struct tc_compare_cell {
 	bool below_step;
 	double step;
 	double between, within;
+	bool approx;
+	double upper;
 };
 
 /**
