@@ -9,6 +9,7 @@
 # Usage: tests/integration/runs.sh path/to/tracecost
 set -u
 TC=$(readlink -f "$1")
+top=$(readlink -f "$(dirname "$(readlink -f "$0")")/../..")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0
@@ -62,6 +63,13 @@ expect_bad() {
 		not_ok "$desc: rc=$rc: $(head -2 se.txt)"
 	fi
 }
+# --runs 1 is the run itself: a version-1 file, and the man page says so
+"$TC" run --runs 1 --cpus 0 --samples 2000 --json one1.json >/dev/null 2>&1
+man -l "$top/doc/tracecost.1" 2>/dev/null | tr -s ' \n' ' ' >man.txt
+check "--runs 1: a version-1 file, as the man page says (N = 1 ... version 1; N >= 2 ... version 2)" \
+	'jq -e ".file_version == 1 and .suite == \"user\" and (has(\"runs\") | not)" one1.json \
+	 >/dev/null && grep -q "N = 1 is the run itself.* result file of version 1" man.txt &&
+	 grep -q "N >= 2: each run in a fresh process.* file of version 2" man.txt'
 expect_bad "--runs 0" run --runs 0 --json bad.json
 expect_bad "--runs x" run --runs x --json bad.json
 expect_bad "--runs 1001" run --runs 1001 --json bad.json
