@@ -30,25 +30,20 @@ ok() { pass=$((pass + 1)); echo "ok   - $1"; }
 not_ok() { fail=$((fail + 1)); echo "FAIL - $1"; }
 # shellcheck source=tests/integration/tracefs-lib.sh
 . "$here/tracefs-lib.sh"
-# Other runs on a shared machine (other worktrees' tests) come and go with
-# their instances: look at the top-level settings and at the instances of the
-# runs this script started (their pids are in $tmp/ours), and at no other.
+# Other runs on a shared machine (other worktrees' tests, trace-cmd) come and
+# go with their instances and top-level settings: look only at what the runs
+# this script started could change (their instances, tracecost's uprobe
+# events, their state file: snap_ours; their pids are in $tmp/ours), and say
+# when the rest changed meanwhile (top_note).
 : >"$tmp/ours"
-tc() { # tc ARGS...: run tracecost, note its pid
+tc() { # tc ARGS...: run tracecost (once no other run holds the lock), note its pid
+	lock_wait
 	"$TC" "$@" &
 	_p=$!
 	echo "$_p" >>"$tmp/ours"
 	wait "$_p"
 }
-snap_mine() {
-	snap | awk -v ours="$(tr '\n' ' ' <"$tmp/ours")" '
-		BEGIN { n = split(ours, a, " "); for (i = 1; i <= n; i++) mine["tracecost-" a[i]] = 1 }
-		/^== / { blk = $0; drop = 0 }
-		/^== instances\// { name = $2; sub(/^instances\//, "", name); sub(/\/$/, "", name)
-				    drop = !(name in mine) }
-		blk == "== instances" && !/^== / && !($0 in mine) { next }
-		!drop'
-}
+snap_mine() { snap_ours $(cat "$tmp/ours"); }
 check() { # check FILE JQ-EXPR DESC (jq 1.6 -e passes an empty file: refuse it)
 	if [ -s "$1" ] && jq -e "$2" "$1" >/dev/null 2>&1; then ok "$3"; else not_ok "$3"; fi
 }
@@ -65,6 +60,8 @@ fi
 last=$((online - 1))
 
 # ---- bad input: exit 2, one line, nothing else happens ------------------
+tests_lock
+snap >"$tmp/top0"
 snap_mine >"$tmp/snap0"
 mounted >"$tmp/mnt0"
 expect_usage() {
@@ -76,7 +73,6 @@ expect_usage() {
 	snap_mine >"$tmp/snap1"
 	untouched=1
 	cmp -s "$tmp/snap0" "$tmp/snap1" || untouched=0
-	[ -e "$STATE" ] && untouched=0
 	if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && [ ! -s "$tmp/stdout" ] &&
 	   [ -z "$(ls -A "$tmp/out")" ] && [ $untouched -eq 1 ]; then
 		ok "$desc: exit 2: $(cat "$tmp/stderr")"
@@ -194,11 +190,14 @@ rc=$?
 	not_ok "compare broken: rc=$rc $(cat "$tmp/cmp3.out")"
 
 snap_mine >"$tmp/snap1"
-cmp -s "$tmp/snap0" "$tmp/snap1" && [ ! -e "$STATE" ] && ok "after the runs: tracefs as before, no state file" ||
+cmp -s "$tmp/snap0" "$tmp/snap1" && ok "after the runs: their instances and state file gone" ||
 	not_ok "after the runs: $(diff "$tmp/snap0" "$tmp/snap1" | head -5)"
+snap >"$tmp/top1"
+top_note "$tmp/top0" "$tmp/top1" "after the runs"
 
 # ---- restore trials: signals mid-run -----------------------------------------
 for sig in INT TERM HUP; do
+	lock_wait
 	"$TC" noise --cpus 1 --duration 60s --load tlb --json "$tmp/sig.json" >/dev/null 2>"$tmp/sig.err" &
 	pid=$!
 	echo "$pid" >>"$tmp/ours"
@@ -213,8 +212,7 @@ for sig in INT TERM HUP; do
 	wait $pid
 	rc=$?
 	snap_mine >"$tmp/snap1"
-	if [ $rc -eq 130 ] && [ ! -e "$tmp/sig.json" ] && [ ! -e "$STATE" ] &&
-	   cmp -s "$tmp/snap0" "$tmp/snap1"; then
+	if [ $rc -eq 130 ] && [ ! -e "$tmp/sig.json" ] && cmp -s "$tmp/snap0" "$tmp/snap1"; then
 		ok "SIG$sig mid-run: exit 130, no result file, tracefs as before"
 	else
 		not_ok "SIG$sig: rc=$rc $(cat "$tmp/sig.err") $(diff "$tmp/snap0" "$tmp/snap1" | head -3)"
@@ -223,6 +221,7 @@ done
 pgrep -f "stress-ng --quiet --taskset" >/dev/null && not_ok "a load outlived a signal" || ok "no load left after the signals"
 
 # kill -9 of the whole run: the state stays, the next run refuses, restore fixes it.
+lock_wait
 setsid sh -c 'echo $$ >"$1"; exec "$2" noise --cpus 1 --duration 60s' sh "$tmp/pg" "$TC" \
 	>/dev/null 2>&1 &
 i=0
@@ -234,7 +233,7 @@ if wait_instance "tracecost-$bg" "$bg"; then
 	kill -9 -"$bg"
 	i=0
 	while kill -0 -"$bg" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-	has_instance "tracecost-$bg" && [ -e "$STATE" ] && ok "kill -9: instance and state file left behind" ||
+	has_instance "tracecost-$bg" && state_of "$bg" && ok "kill -9: instance and state file left behind" ||
 		not_ok "kill -9: nothing left to restore?"
 	bg=""
 	tc noise --cpus 1 --duration 1s >"$tmp/stale.out" 2>"$tmp/stale.err"
@@ -244,7 +243,7 @@ if wait_instance "tracecost-$bg" "$bg"; then
 	"$TC" restore >"$tmp/restore.out" 2>&1 && grep -q "restored" "$tmp/restore.out" &&
 		ok "tracecost restore: $(cat "$tmp/restore.out")" || not_ok "restore: $(cat "$tmp/restore.out")"
 	snap_mine >"$tmp/snap1"
-	cmp -s "$tmp/snap0" "$tmp/snap1" && [ ! -e "$STATE" ] && ok "after restore: tracefs as before" ||
+	cmp -s "$tmp/snap0" "$tmp/snap1" && ok "after restore: tracefs as before (instances, state file)" ||
 		not_ok "after restore: $(diff "$tmp/snap0" "$tmp/snap1" | head -5)"
 else
 	not_ok "kill -9: no instance seen"
