@@ -136,6 +136,19 @@ check "$tmp/spin.json" '.noise.targets[0].cpu == 0 and .noise.load == "none" and
 	.noise.targets[0].loop.kind == "spin" and .noise.targets[0].loop.loops > 0' \
 	"spin.json: CPU 0, no load, spin loop counted"
 
+# The tool's own footprint on the targets (issue 22 item 16): /proc/interrupts
+# of each target before the set-up, at the window's edges and after the
+# tear-down, by row; no count is expected (a KVM guest need not send IPIs).
+check "$tmp/spin.json" '.noise.targets[0].footprint as $f | ($f | type) == "object" and
+	([$f.setup, $f.window, $f.teardown] | all(type == "object" and
+	  (to_entries | all(.value | type == "number" and . > 0 and floor == .)))) and
+	$f.setup_total == ([$f.setup[]] | add // 0) and $f.window_total == ([$f.window[]] | add // 0) and
+	$f.teardown_total == ([$f.teardown[]] | add // 0)' \
+	"spin.json: the footprint on CPU 0: set-up, window, tear-down by /proc/interrupts row ($(jq -c '.noise.targets[0].footprint | [.setup_total, .window_total, .teardown_total]' "$tmp/spin.json" 2>/dev/null))"
+grep -q "^  footprint (/proc/interrupts on CPU 0): this tool's set-up [0-9]* (" "$tmp/spin.out" &&
+	grep -q "^    tear-down [0-9]* (.*); the window [0-9]* (" "$tmp/spin.out" &&
+	ok "the report prints the footprint" || not_ok "no footprint in the report: $(grep -A1 footprint "$tmp/spin.out")"
+
 tc noise --cpus 1 --housekeeping 0 --duration 1s --load none \
 	--events sched:sched_wakeup,timer:hrtimer_expire_entry --json "$tmp/ev.json" >"$tmp/ev.out" 2>&1 &&
 	ok "--events and --housekeeping: exit 0" || not_ok "--events: $(tail -3 "$tmp/ev.out")"
