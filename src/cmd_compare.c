@@ -518,9 +518,22 @@ static const char *metric_label(int m, double p, char *buf, size_t len)
 	return tc_metric_name(m);
 }
 
+/*
+ * A figure: no decimals from 1000 on, one down to 0.1, and below that three
+ * significant digits in fixed notation (0.00213 s, not 0.0), so that a small
+ * figure (a hackbench run in seconds under QEMU -icount) still reads.
+ */
 static void fmt_value(char *buf, size_t len, double v)
 {
-	snprintf(buf, len, fabs(v) >= 1000 ? "%.0f" : "%.1f", v);
+	double a = fabs(v);
+
+	if (a != 0 && a < 0.1 && isfinite(a)) {
+		int dec = 2 - (int)floor(log10(a));
+
+		snprintf(buf, len, "%.*f", dec > 12 ? 12 : dec, v);
+		return;
+	}
+	snprintf(buf, len, a >= 1000 ? "%.0f" : "%.1f", v);
 }
 
 /*
