@@ -102,10 +102,20 @@ d=$1/debug-abc; mkdir -p $d; : >$d/.tracecost-expect; : >$d/build.log
 for i in 1 2 3 4 5 6 7 8; do printf '  CC      kernel/f%d.o\n' $i >>$d/build.log; sleep 1; done
 : >$d/.tracecost-built; echo "kernels: debug built"
 KB
+# another user's build in the shared cache, started before ours, still writing
+mkdir -p kc/other-def
+: >kc/other-def/.tracecost-expect
+(for i in $(seq 12); do printf '  CC      other/f%d.o\n' "$i" >>kc/other-def/build.log; sleep 1; done) &
+other=$!
+sleep 1
 PROGRESS=2 sh "$top/scripts/kbuild-progress.sh" kc sh build.sh kc >kb.txt 2>&1
+rc=$?
+wait $other
 check "kernel build progress: steps done of the last build's count, then the end" \
-	'[ $? -eq 0 ] && grep -Eq "^kernels: debug: compiling, [1-8] of about 100 kbuild steps, [0-9]+m[0-9]{2}s, last: CC kernel/f[1-8].o$" kb.txt &&
+	'[ $rc -eq 0 ] && grep -Eq "^kernels: debug: compiling, [1-8] of about 100 kbuild steps, [0-9]+m[0-9]{2}s, last: CC kernel/f[1-8].o$" kb.txt &&
 	 tail -1 kb.txt | grep -qx "kernels: debug built"'
+check "kernel build progress: another user's build in the cache is not reported as ours" \
+	'! grep -q "other" kb.txt'
 sh "$top/scripts/kbuild-progress.sh" kc sh -c "exit 7" >/dev/null 2>&1
 check "kernel build progress: the build's exit status" '[ $? -eq 7 ]'
 
