@@ -22,6 +22,8 @@ fail=0
 ok() { pass=$((pass + 1)); echo "ok   - $1"; }
 not_ok() { fail=$((fail + 1)); echo "FAIL - $1"; }
 check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
+# lock_wait (and the tracefs helpers, unused here)
+. "$(dirname "$(readlink -f "$0")")/tracefs-lib.sh"
 
 # expect_rc RC "description" args...: exit RC, exactly one line on stderr,
 # nothing on stdout, no file left in $tmp/out (where the command runs).
@@ -200,6 +202,9 @@ for f in "$top"/tests/fuzz/corpus/* "$top"/tests/fuzz/regress/*; do
 done
 
 # ---- system suite results (profile none: no root, tracefs untouched) ----
+# a system run refuses to start while another tracecost run traces (a shared
+# machine): wait for it (tests/integration/tracefs-lib.sh)
+lock_wait
 "$TC" run --suite system --profiles none --workloads getpid,pipe --calls 20000 \
 	--round-trips 2000 --repeat 3 --json sys.json >/dev/null 2>&1
 "$TC" run --suite system --profiles none --workloads getpid --calls 20000 \

@@ -17,6 +17,8 @@ fail=0
 ok() { pass=$((pass + 1)); echo "ok   - $1"; }
 not_ok() { fail=$((fail + 1)); echo "FAIL - $1"; }
 check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
+# lock_wait (and the tracefs helpers, unused here)
+. "$(dirname "$(readlink -f "$0")")/tracefs-lib.sh"
 cd "$tmp" || exit 1
 leftovers() { ls -d /tmp/tracecost-runs.* 2>/dev/null | wc -l; }
 before=$(leftovers)
@@ -44,6 +46,9 @@ check "a group of a runs file and a run file: 4 runs in the column; the other 1:
 check "plot takes runs files and groups" '[ -s p.svg ]'
 
 # ---- the system suite (profile none: no root, tracefs untouched) ----
+# a system run refuses to start while another tracecost run traces (a shared
+# machine): wait for it (tests/integration/tracefs-lib.sh)
+lock_wait
 "$TC" run --suite system --runs 3 --profiles none --workloads getpid,pipe --calls 2000 \
 	--round-trips 200 --repeat 2 --json sys.json >sys.txt 2>sys.err
 check "system --runs 3: three runs in the file, compare's table (3 runs, 6 rounds)" \
