@@ -236,15 +236,21 @@ static void figures_values(const struct work *w, const struct tc_result_cell *ce
 	v[TC_METRIC_MAX_AVG] = v[TC_METRIC_PERCENTILE] = NAN;
 }
 
-/* Every figure of the repetitions drawn @k[i] times each, in the output unit. */
+/*
+ * Every figure of the repetitions drawn @k[i] times each, in the output unit;
+ * @upper (may be NULL) gets the largest value each figure's true value can
+ * have (the figure itself where it is exact: see tc_stats_value_range()).
+ */
 static int figures(struct work *w, const struct tc_result_cell *cell, double unit,
-		   const unsigned int *k, double *v)
+		   const unsigned int *k, double *v, double *upper)
 {
 	struct tc_stats st;
 	int i, err;
 
 	if (cell->values) {
 		figures_values(w, cell, unit, k, v);
+		if (upper)
+			memcpy(upper, v, TC_NR_METRICS * sizeof(*v));
 		return 0;
 	}
 	tc_hist_init(w->h);
@@ -261,6 +267,11 @@ static int figures(struct work *w, const struct tc_result_cell *cell, double uni
 	v[TC_METRIC_PERCENTILE] = (double)st.percentile * unit;
 	v[TC_METRIC_MIN] = (double)st.min * unit;
 	v[TC_METRIC_MAX] = (double)st.max * unit;
+	if (upper) {
+		memcpy(upper, v, TC_NR_METRICS * sizeof(*v));
+		upper[TC_METRIC_MEDIAN] = (double)st.median_upper * unit;
+		upper[TC_METRIC_PERCENTILE] = (double)st.percentile_upper * unit;
+	}
 	return 0;
 }
 
@@ -415,7 +426,7 @@ static int spreads(struct work *w, const struct tc_result_file *f,
 			memset(w->k, 0, (size_t)rc->nr_reps * sizeof(*w->k));
 			for (j = 0; j < f->runs[r].nr_reps; j++)
 				w->k[f->runs[r].first_rep + j] = 1;
-			err = figures(w, rc, unit, w->k, v);
+			err = figures(w, rc, unit, w->k, v, NULL);
 			if (err)
 				return err;
 			for (m = 0; m < TC_NR_METRICS; m++)
@@ -433,7 +444,7 @@ static int spreads(struct work *w, const struct tc_result_file *f,
 		for (j = 0; j < run->nr_reps; j++) {
 			memset(w->k, 0, (size_t)rc->nr_reps * sizeof(*w->k));
 			w->k[run->first_rep + j] = 1;
-			err = figures(w, rc, unit, w->k, v);
+			err = figures(w, rc, unit, w->k, v, NULL);
 			if (err)
 				return err;
 			for (m = 0; m < TC_NR_METRICS; m++)
@@ -570,7 +581,7 @@ static int compare_row(struct work *w, const struct tc_compare_column *cols, int
 		struct tc_compare_cell *cell = &row->cells[c * TC_NR_METRICS];
 		int ri = tc_result_file_row(f, row->name);
 		const struct tc_result_cell *rc;
-		double unit = cols[c].scale, v[TC_NR_METRICS], step;
+		double unit = cols[c].scale, v[TC_NR_METRICS], up[TC_NR_METRICS], step;
 		uint64_t s;
 
 		if (ri < 0)
@@ -588,11 +599,13 @@ static int compare_row(struct work *w, const struct tc_compare_column *cols, int
 		}
 		if (rc->values)
 			qsort(w->order, (size_t)rc->nr_reps, sizeof(*w->order), cmp_ranked);
-		err = figures(w, rc, unit, w->k, v);
+		err = figures(w, rc, unit, w->k, v, up);
 		if (err)
 			return err;
 		for (m = 0; m < TC_NR_METRICS; m++) {
 			cell[m].present = tc_metric_applies(f->shape, m);
+			cell[m].upper = up[m];
+			cell[m].approx = up[m] != v[m];
 			cell[m].reps = rc->nr_reps;
 			cell[m].runs = f->nr_runs;
 			cell[m].sessions = f->nr_sessions > 0 ? f->nr_sessions : 1;
@@ -611,7 +624,7 @@ static int compare_row(struct work *w, const struct tc_compare_column *cols, int
 		s = rng_seed(o->seed, group[c]);
 		for (b = 0; b < B; b++) {
 			draw(&s, f, rc->nr_reps, w->k, w->kr);
-			err = figures(w, rc, unit, w->k, v);
+			err = figures(w, rc, unit, w->k, v, NULL);
 			if (err)
 				return err;
 			for (m = 0; m < TC_NR_METRICS; m++)

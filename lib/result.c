@@ -178,7 +178,7 @@ fail_root:
 
 json_t *tc_stats_to_json(const struct tc_stats *s, double div)
 {
-	return json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:b, s:b}",
+	return json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:b, s:b, s:f, s:f}",
 			 "n", (json_int_t)s->n,
 			 "min", (double)s->min / div,
 			 "average", s->average / div,
@@ -190,7 +190,9 @@ json_t *tc_stats_to_json(const struct tc_stats *s, double div)
 			 "highest", (json_int_t)s->highest,
 			 "overflow", (json_int_t)s->overflow,
 			 "median_exact", s->median_exact,
-			 "percentile_exact", s->percentile_exact);
+			 "percentile_exact", s->percentile_exact,
+			 "median_upper", (double)s->median_upper / div,
+			 "percentile_upper", (double)s->percentile_upper / div);
 }
 
 int tc_result_write(json_t *root, const char *path)

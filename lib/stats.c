@@ -85,15 +85,55 @@ static tc_u64 tc_kth_smallest(const tc_u64 *v, tc_u32 len, tc_u32 k)
 	return lo;
 }
 
-tc_u64 tc_stats_value_at_rank(const struct tc_hist *h, const struct tc_topn *t,
-			      tc_u64 rank, bool *exact)
+/*
+ * The interval [*lo, *hi] that holds the @rank-th smallest sample (1-based,
+ * 1 < rank < n, not among the heap's values): its histogram bucket, or
+ * [TC_HIST_LIMIT, max] for an overflow sample, narrowed by what else is
+ * known exactly: every sample lies in [min, max], and one of rank <= n - len
+ * is at most the smallest value the heap kept (the heap holds the len largest
+ * samples). So a bucket that also holds the minimum never gives a figure below
+ * it, and figures of increasing rank never decrease.
+ */
+static void tc_stats_rank_interval(const struct tc_hist *h, const struct tc_topn *t,
+				   tc_u64 rank, tc_u64 *lo, tc_u64 *hi)
 {
-	tc_u64 v;
-	bool ex;
+	tc_u64 a, b;
+	tc_u32 i;
+
+	if (rank > h->n - h->overflow) {
+		a = TC_HIST_LIMIT;
+		b = h->max;
+	} else {
+		a = tc_hist_value_at_rank(h, rank);
+		i = tc_hist_bucket(a);
+		b = i + 1 < TC_HIST_NR_BUCKETS ? tc_hist_bucket_lower(i + 1) - 1 :
+		    TC_HIST_LIMIT - 1;
+	}
+	if (a < h->min)
+		a = h->min;
+	if (b > h->max)
+		b = h->max;
+	if (t && t->len && t->len <= h->n && rank <= h->n - t->len) {
+		tc_u64 floor = t->v[0];
+
+		/* the heap is a min-heap: v[0] is its smallest value */
+		if (b > floor)
+			b = floor;
+	}
+	if (a > b)	/* only with inconsistent inputs (a heap of other samples) */
+		a = b;
+	*lo = a;
+	*hi = b;
+}
+
+tc_u64 tc_stats_value_range(const struct tc_hist *h, const struct tc_topn *t,
+			    tc_u64 rank, tc_u64 *upper)
+{
+	tc_u64 lo, hi;
 
 	if (!h->n) {
-		if (exact)
-			*exact = false;
+		if (upper)
+			*upper = 0;
 		return 0;
 	}
 	if (rank < 1)
@@ -103,25 +143,26 @@ tc_u64 tc_stats_value_at_rank(const struct tc_hist *h, const struct tc_topn *t,
 
 	/* The extremes are kept exactly. */
 	if (rank == 1 || rank == h->n) {
-		v = rank == 1 ? h->min : h->max;
-		ex = true;
+		lo = hi = rank == 1 ? h->min : h->max;
 	} else if (t && t->len && t->len <= h->n && rank > h->n - t->len) {
 		/* Among the top-N values: exact from the heap. */
-		v = tc_kth_smallest(t->v, t->len,
-				    (tc_u32)(rank - (h->n - t->len)));
-		ex = true;
+		lo = hi = tc_kth_smallest(t->v, t->len, (tc_u32)(rank - (h->n - t->len)));
 	} else {
-		v = tc_hist_value_at_rank(h, rank);
-		/*
-		 * Exact region only (a lower bound < 4096 means the sample is <
-		 * 4096). An overflow sample comes back as h->max (>= 2^44):
-		 * inexact, even at rank n, by the documented rule.
-		 */
-		ex = v < TC_HIST_EXACT;
+		tc_stats_rank_interval(h, t, rank, &lo, &hi);
 	}
+	if (upper)
+		*upper = hi;
+	return lo;
+}
+
+tc_u64 tc_stats_value_at_rank(const struct tc_hist *h, const struct tc_topn *t,
+			      tc_u64 rank, bool *exact)
+{
+	tc_u64 hi, lo = tc_stats_value_range(h, t, rank, &hi);
+
 	if (exact)
-		*exact = ex;
-	return v;
+		*exact = h->n && lo == hi;
+	return lo;
 }
 
 /* Exact (hi:lo) / n as a double: integer quotient plus remainder fraction. */
@@ -152,10 +193,11 @@ int tc_stats_compute(struct tc_stats *s, const struct tc_hist *h,
 	s->p = p;
 	sum = ((unsigned __int128)h->sum_hi << 64) | h->sum_lo;
 	s->average = tc_div128(sum, h->n);
-	s->median = tc_stats_value_at_rank(h, t, tc_stats_rank(h->n, 50),
-					   &s->median_exact);
-	s->percentile = tc_stats_value_at_rank(h, t, tc_stats_rank(h->n, p),
-					       &s->percentile_exact);
+	s->median = tc_stats_value_range(h, t, tc_stats_rank(h->n, 50), &s->median_upper);
+	s->median_exact = s->median == s->median_upper;
+	s->percentile = tc_stats_value_range(h, t, tc_stats_rank(h->n, p),
+					     &s->percentile_upper);
+	s->percentile_exact = s->percentile == s->percentile_upper;
 	if (t && t->len) {
 		sum = 0;
 		for (i = 0; i < t->len; i++)

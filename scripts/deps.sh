@@ -15,6 +15,8 @@
 #   deps.sh --check G  exit 0 if group G is installed, 1 if not; installs nothing
 set -eu
 PKGS="gcc make binutils pkg-config liburcu-dev libjansson-dev libcmocka-dev jq man-db groff-base time bsdextrautils libtracefs-dev libtraceevent-dev"
+# the tracefs tests: what a run itself writes there (tests/integration/tracefs-lib.sh)
+PKGS="$PKGS strace"
 # compare/size/plot: ELF (libelf), disassembly (capstone), plots (gnuplot), fuzzing (clang + libFuzzer)
 PKGS="$PKGS libelf-dev libcapstone-dev gnuplot-nox clang libclang-rt-dev"
 # tracecost noise: the churn half of its built-in load

@@ -4,7 +4,13 @@
 # One stage of `make check`: run COMMAND with its output in LOGDIR/NAME.log
 # and print one line with the stage's result and wall time, e.g.
 #   PASS    unit            4.1 s  unit (build): 9 passed, 0 failed
-# The summary is the stage's last line that counts passes or skips; under it,
+# A part that could not run says so in a line "TARGET: skipped (REASON)" (the
+# -if-available targets of the Makefile); each such line is printed whole as
+#   SKIP    kernel                 check-kernel-debug: skipped (REASON)
+# and appended, with the stage's name, to LOGDIR/skipped (make check names
+# the skipped stages at its end from it); a stage of which nothing else ran
+# prints SKIP, never PASS.
+# The summary is the stage's last line that counts passes; under it,
 # indented, the log's lines that give trial and execution counts (fuzzer
 # executions, signal-timing trials, static-key flips raced by running
 # threads, the start-up refusals under seccomp), so that a CI log shows how
@@ -34,15 +40,19 @@ else
 	"$@" >"$log" 2>&1 &
 	pid=$!
 	(
-		n=0
+		# the sleeps write nowhere and die with this loop: nothing holds
+		# make check's output open once the stage is over
+		trap 'kill $s 2>/dev/null; exit 0' TERM
+		n=0 s=
+		tick() { sleep "$1" >/dev/null 2>&1 </dev/null & s=$!; wait $s; }
 		if [ -t 1 ]; then
-			while sleep 1; do
+			while tick 1; do
 				n=$((n + 1))
 				[ $n -ge 2 ] && printf '\r\033[K  %-7s %-14s %4d s  %s' RUN "$name" $n \
 					"$(last_line | cut -c1-50)"
 			done
 		else
-			while sleep "$beat"; do
+			while tick "$beat"; do
 				n=$((n + beat))
 				printf '  %-7s %-14s %4d s  %s\n' RUN "$name" $n "$(last_line)"
 			done
@@ -55,8 +65,19 @@ else
 	wait $hb 2>/dev/null
 	[ -t 1 ] && printf '\r\033[K'
 fi
-summary=$(grep -E '[0-9]+ passed|skipped|: ok' "$log" | tail -1 | cut -c1-90)
-if [ "$rc" -eq 0 ]; then
+summary=$(grep -E '[0-9]+ passed|: ok' "$log" | tail -1 | cut -c1-90)
+skips=$(grep -E '^[A-Za-z0-9_.-]+: skipped \(' "$log")
+if [ "$rc" -eq 0 ] && [ -n "$skips" ]; then
+	printf '%s\n' "$skips" | sed "s/^/$name: /" >>"$logdir/skipped"
+	if [ -n "$summary" ]; then
+		printf '  %-7s %-14s %6s s  %s\n' PASS "$name" "$(elapsed)" "$summary"
+		printf '%s\n' "$skips" | while IFS= read -r l; do
+			printf '  %-7s %-14s %8s  %s\n' SKIP "$name" "" "$l"; done
+	else
+		printf '%s\n' "$skips" | while IFS= read -r l; do
+			printf '  %-7s %-14s %6s s  %s\n' SKIP "$name" "$(elapsed)" "$l"; done
+	fi
+elif [ "$rc" -eq 0 ]; then
 	printf '  %-7s %-14s %6s s  %s\n' PASS "$name" "$(elapsed)" "$summary"
 	grep -E '[0-9]+ (executions|trials)|^# (spinner|fork during flips|[0-9]+ key flips|readers)|\(seccomp\)|^emulator:' \
 		"$log" | sed 's/^\(ok *-* *\)//; s/^/            /' | cut -c1-120 | head -30

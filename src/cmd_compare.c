@@ -326,9 +326,33 @@ static const char *metric_label(int m, double p, char *buf, size_t len)
 	return tc_metric_name(m);
 }
 
+/*
+ * A figure: no decimals from 1000 on, one down to 0.1, and below that three
+ * significant digits in fixed notation (0.00213 s, not 0.0), so that a small
+ * figure (a hackbench run in seconds under QEMU -icount) still reads.
+ */
 static void fmt_value(char *buf, size_t len, double v)
 {
-	snprintf(buf, len, fabs(v) >= 1000 ? "%.0f" : "%.1f", v);
+	double a = fabs(v);
+
+	if (a != 0 && a < 0.1 && isfinite(a)) {
+		int dec = 2 - (int)floor(log10(a));
+
+		snprintf(buf, len, "%.*f", dec > 12 ? 12 : dec, v);
+		return;
+	}
+	snprintf(buf, len, a >= 1000 ? "%.0f" : "%.1f", v);
+}
+
+/*
+ * A cell's figure, with '*' when it is approximate (the lower end of its
+ * histogram bucket, tc_compare_cell.approx; print_approx() gives the bound).
+ */
+static void fmt_cell_value(char *buf, size_t len, const struct tc_compare_cell *cell)
+{
+	fmt_value(buf, len, cell->value);
+	if (cell->approx && strlen(buf) + 1 < len)
+		strcat(buf, "*");
 }
 
 /* The change in %; from +1000% on, the ratio ("x42"), which stays short. */
@@ -505,6 +529,35 @@ static void print_header(const struct ctx *x, FILE *f, const char *pre)
 	print_spreads(x, f, pre);
 }
 
+/*
+ * The bound of every approximate figure of @row ('*' in the table): medians
+ * and percentiles of samples above the histogram's exact range are the lower
+ * end of their bucket, raised to the minimum (tc_stats_value_range()).
+ */
+static void print_approx(const struct ctx *x, const struct tc_compare_row *row, const char *pre)
+{
+	char lab[64], v[64];
+	int c, m, k = 0;
+
+	for (c = 0; c < x->n; c++) {
+		for (m = 0; m < TC_NR_METRICS; m++) {
+			const struct tc_compare_cell *cell = cell_at(row, c, m);
+
+			if (!x->o->metrics[m] || !cell->present || !cell->approx)
+				continue;
+			if (!k++)
+				printf("%s* approximate (samples above %u counter ticks are kept in histogram "
+				       "buckets of 1/256 relative width): the true figure lies between "
+				       "the one shown and its bound:", pre, TC_HIST_EXACT - 1);
+			fmt_value(v, sizeof(v), cell->upper);
+			printf("%s %s %s <= %s", k > 1 ? "," : "", x->col[c].name,
+			       metric_label(m, x->o->percentile, lab, sizeof(lab)), v);
+		}
+	}
+	if (k)
+		putchar('\n');
+}
+
 /* Why a cell of @row has no verdict, or a weaker one: one line per reason. */
 static void print_reasons(const struct ctx *x, const struct tc_compare_row *row)
 {
@@ -623,7 +676,7 @@ static void print_text(const struct ctx *x)
 
 				if (!x->o->metrics[m] || !cell->present)
 					continue;
-				fmt_value(buf, sizeof(buf), cell->value);
+				fmt_cell_value(buf, sizeof(buf), cell);
 				if ((int)strlen(buf) > valw[c])
 					valw[c] = (int)strlen(buf);
 				fmt_change(buf, sizeof(buf), cell->change);
@@ -652,7 +705,7 @@ static void print_text(const struct ctx *x)
 					printf("  %*s", cw[c], "-");
 					continue;
 				}
-				fmt_value(v, sizeof(v), cell->value);
+				fmt_cell_value(v, sizeof(v), cell);
 				if (!is_ref(x, c)) {
 					fmt_change(p, sizeof(p), cell->change);
 					snprintf(s, sizeof(s), "%*s %*s %c", valw[c], v, pctw[c], p,
@@ -669,6 +722,7 @@ static void print_text(const struct ctx *x)
 		       CONFIDENCE * 100, row->higher_better ?
 		       "; higher is better here: < is a higher value" : "");
 		print_reasons(x, row);
+		print_approx(x, row, "");
 		putchar('\n');
 	}
 }
@@ -681,7 +735,7 @@ static void cell_long(char *buf, size_t len, const struct tc_compare_cell *cell,
 		snprintf(buf, len, "-");
 		return;
 	}
-	fmt_value(v, sizeof(v), cell->value);
+	fmt_cell_value(v, sizeof(v), cell);
 	if (ref) {
 		snprintf(buf, len, "%s", v);
 		return;
@@ -737,6 +791,7 @@ static void print_markdown(const struct ctx *x)
 		}
 		tc_table_print(t, stdout, TC_TABLE_MARKDOWN);
 		tc_table_free(t);
+		print_approx(x, row, "> ");
 	}
 	for (c = 0; c < x->n; c++)
 		free(cells[c]);
@@ -774,7 +829,7 @@ static void print_csv(const struct ctx *x)
 	int r, c, m;
 
 	printf("section,metric,column,file,configuration,value,change_pct,diff_lo,diff_hi,"
-	       "verdict,unit\n");
+	       "verdict,unit,value_upper\n");
 	for (r = 0; r < x->res->nr_rows; r++) {
 		const struct tc_compare_row *row = &x->res->rows[r];
 
@@ -802,6 +857,7 @@ static void print_csv(const struct ctx *x)
 				printf(",%s,", is_ref(x, c) ? "reference" :
 				       tc_verdict_name(cell->verdict));
 				csv_field(*row->unit ? row->unit : x->unit);
+				csv_num(cell->upper);
 				putchar('\n');
 			}
 		}
@@ -900,6 +956,10 @@ static void print_json(const struct ctx *x)
 						    "sessions", json_integer(cell->sessions));
 				json_object_set_new(json_array_get(cells, json_array_size(cells) - 1),
 						    "interval", scope_name(cell->scope));
+				json_object_set_new(json_array_get(cells, json_array_size(cells) - 1),
+						    "value_upper", jnum(cell->upper));
+				json_object_set_new(json_array_get(cells, json_array_size(cells) - 1),
+						    "approximate", json_boolean(cell->approx));
 			}
 			json_array_append_new(rows, json_pack("{s:s, s:o}", "metric",
 							      tc_metric_name(m), "cells", cells));

@@ -79,6 +79,7 @@ struct loop {
 	pthread_t th;
 	int cpu;
 	pid_t tid;
+	int pinned;			/* on its target CPU, waiting for go */
 	enum measure kind;
 	/* getpid: ns per call of each chunk; folded in pairs at MAX_CHUNKS */
 	double *chunk;
@@ -93,8 +94,27 @@ struct loop {
 	int err;
 };
 
+/*
+ * The tool's own footprint on the targets: per-CPU rows of /proc/interrupts
+ * (CAL, TLB, RES, LOC, each device irq) read before the set-up, at the
+ * window's start and end, and after the tear-down, so that the report says
+ * what tracecost itself caused outside its window (enabling and disabling
+ * events patches kernel text: function-call IPIs to every CPU).
+ */
+#define FP_MAX_ROWS		160
+enum { FP_BEFORE, FP_START, FP_END, FP_AFTER, FP_NR };
+static const char *const fp_phase[] = { "setup", "window", "teardown" };
+
+struct footprint {
+	int nr_rows;
+	char name[FP_MAX_ROWS][16];
+	bool ok[FP_NR];
+	uint64_t v[FP_NR][MAX_TARGETS][FP_MAX_ROWS];
+};
+
 struct noise_run {
 	struct noise_opts o;
+	struct footprint fp;
 	struct tc_tracefs *t;
 	struct tc_noise *n;
 	struct loop loops[MAX_TARGETS];
@@ -112,7 +132,67 @@ struct noise_run {
 	int nr_tlb;
 };
 
-static atomic_int go, halt;
+/*
+ * pin_go: the loop threads move to their targets (after the set-up); go: the
+ * window starts; halt: it ends.
+ */
+static atomic_int pin_go, go, halt;
+
+/*
+ * /proc/interrupts, the target CPUs' columns, into phase @ph of @fp. A row is
+ * named by its label ("CAL", "24"); rows past FP_MAX_ROWS are left out (the
+ * footprint then misses them, it never mixes them up).
+ */
+static void fp_read(struct footprint *fp, int ph, const int *cpus, int nr)
+{
+	char *line = NULL, *p, *end;
+	size_t cap = 0;
+	int col[4096], cols = 0, i, c, r;
+	FILE *f = fopen("/proc/interrupts", "r");
+
+	if (!f)
+		return;
+	if (getline(&line, &cap, f) > 0)
+		for (p = line; (p = strstr(p, "CPU")) && cols < 4096; p += 3)
+			col[cols++] = atoi(p + 3);
+	while (getline(&line, &cap, f) > 0) {
+		char name[16];
+
+		p = strchr(line, ':');
+		if (!p)
+			continue;
+		*p++ = 0;
+		snprintf(name, sizeof(name), "%s", line + strspn(line, " "));
+		for (r = 0; r < fp->nr_rows && strcmp(fp->name[r], name); r++)
+			;
+		if (r == fp->nr_rows) {
+			if (r == FP_MAX_ROWS)
+				continue;
+			snprintf(fp->name[fp->nr_rows++], sizeof(fp->name[0]), "%s", name);
+		}
+		for (c = 0; c < cols; c++) {
+			unsigned long long v = strtoull(p, &end, 10);
+
+			if (end == p)
+				break;
+			p = end;
+			for (i = 0; i < nr; i++)
+				if (cpus[i] == col[c])
+					fp->v[ph][i][r] = v;
+		}
+	}
+	free(line);
+	fclose(f);
+	fp->ok[ph] = true;
+}
+
+/* Interrupts of row @r on target @t between phases @a and @b (0 if unknown). */
+static uint64_t fp_delta(const struct footprint *fp, int a, int b, int t, int r)
+{
+	if (!fp->ok[a] || !fp->ok[b] || fp->v[b][t][r] < fp->v[a][t][r])
+		return 0;
+	return fp->v[b][t][r] - fp->v[a][t][r];
+}
 
 enum { OPT_CPUS = 256, OPT_HK, OPT_DURATION, OPT_MEASURE, OPT_LOAD, OPT_EVENTS, OPT_JSON,
 	OPT_HELP };
@@ -332,10 +412,22 @@ static void *loop_main(void *arg)
 {
 	struct loop *l = arg;
 
+	/*
+	 * Created on the housekeeping CPUs (the measuring thread's affinity):
+	 * no work on the targets, and this process's mm not on them, while
+	 * the events are set up (each allocation freed there would send them
+	 * a TLB flush); on a target only once everything is armed.
+	 */
+	__atomic_store_n(&l->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	while (!atomic_load_explicit(&pin_go, memory_order_acquire)) {
+		if (atomic_load_explicit(&halt, memory_order_relaxed))
+			return NULL;
+		usleep(1000);
+	}
 	pin(l->cpu);
-	l->tid = (pid_t)syscall(SYS_gettid);
 	if (sched_getcpu() != l->cpu)
 		l->err = -EINVAL;
+	__atomic_store_n(&l->pinned, 1, __ATOMIC_RELEASE);
 	while (!atomic_load_explicit(&go, memory_order_acquire))
 		if (atomic_load_explicit(&halt, memory_order_relaxed))
 			return NULL;
@@ -529,6 +621,10 @@ static void *tlb_main(void *arg)
 	if (p == MAP_FAILED)
 		return NULL;
 	pin(cpu);
+	/* the zapping starts with the window, not during the set-up */
+	while (!atomic_load_explicit(&go, memory_order_acquire) &&
+	       !atomic_load_explicit(&halt, memory_order_relaxed))
+		usleep(1000);
 	while (!atomic_load_explicit(&halt, memory_order_relaxed)) {
 		p[0] = 1;				/* fault the page in */
 		madvise(p, 4096, MADV_DONTNEED);	/* zap: flush every CPU of the mm */
@@ -695,6 +791,72 @@ static void print_loop(const struct noise_run *d, const struct loop *l)
 	}
 }
 
+struct fp_row {
+	uint64_t v;
+	int r;
+};
+
+static int fp_row_cmp(const void *a, const void *b)
+{
+	const struct fp_row *x = a, *y = b;
+
+	if (x->v != y->v)
+		return x->v < y->v ? 1 : -1;
+	return x->r - y->r;
+}
+
+/*
+ * "CAL +45, LOC +12, ...": the rows of target @t that grew between phases
+ * @a and @b, largest first, at most 8. Return: the growth of every row.
+ */
+static uint64_t fp_format(const struct footprint *fp, int a, int b, int t, char *buf, size_t len)
+{
+	struct fp_row rows[FP_MAX_ROWS];
+	uint64_t total = 0;
+	size_t off = 0;
+	int r, n = 0;
+
+	for (r = 0; r < fp->nr_rows; r++) {
+		uint64_t v = fp_delta(fp, a, b, t, r);
+
+		total += v;
+		if (v)
+			rows[n++] = (struct fp_row){ v, r };
+	}
+	qsort(rows, (size_t)n, sizeof(*rows), fp_row_cmp);
+	buf[0] = 0;
+	for (r = 0; r < n && r < 8 && off < len; r++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s +%llu", r ? ", " : "",
+					fp->name[rows[r].r], (unsigned long long)rows[r].v);
+	if (!n)
+		snprintf(buf, len, "none");
+	return total;
+}
+
+static void print_footprint(const struct noise_run *d, int t)
+{
+	const struct footprint *fp = &d->fp;
+	char s[512], w[512], e[512];
+	uint64_t ns, nw, ne;
+
+	if (!fp->ok[FP_BEFORE] || !fp->ok[FP_AFTER])
+		return;
+	ns = fp_format(fp, FP_BEFORE, FP_START, t, s, sizeof(s));
+	nw = fp_format(fp, FP_START, FP_END, t, w, sizeof(w));
+	ne = fp_format(fp, FP_END, FP_AFTER, t, e, sizeof(e));
+	printf("  footprint (/proc/interrupts on CPU %d): this tool's set-up %llu (%s);\n"
+	       "    tear-down %llu (%s); the window %llu (%s)\n", d->o.cpus[t],
+	       (unsigned long long)ns, s, (unsigned long long)ne, e, (unsigned long long)nw, w);
+	if (t == d->o.nr_cpus - 1) {
+		int nr_ev;
+
+		tc_noise_events(d->n, &nr_ev);
+		printf("  (outside the window no thread of this tool runs on the targets and the "
+		       "tlb load waits;\n   CAL there is the kernel patching its text to enable "
+		       "and disable each of the %d events,\n   which reaches every CPU)\n", nr_ev);
+	}
+}
+
 static void print_report(struct noise_run *d)
 {
 	const struct tc_noise_event *ev;
@@ -767,6 +929,7 @@ static void print_report(struct noise_run *d)
 			       (unsigned long long)ipis, rate);
 		}
 		print_loop(d, &d->loops[i]);
+		print_footprint(d, i);
 	}
 	fflush(stdout);
 }
@@ -794,6 +957,35 @@ static json_t *loop_json(const struct noise_run *d, const struct loop *l)
 			 "ci_low", s.ci_valid ? json_real(s.ci_low) : json_null(),
 			 "ci_high", s.ci_valid ? json_real(s.ci_high) : json_null(),
 			 "ci_level", s.ci_valid ? json_real(s.ci_level) : json_null());
+}
+
+/* {"setup": {"CAL": 45, ...}, "window": {...}, "teardown": {...}} for target @t */
+static json_t *footprint_json(const struct noise_run *d, int t)
+{
+	const struct footprint *fp = &d->fp;
+	json_t *o = json_object();
+	int ph, r;
+
+	if (!fp->ok[FP_BEFORE] || !fp->ok[FP_AFTER]) {
+		json_decref(o);
+		return json_null();
+	}
+	for (ph = 0; ph < 3; ph++) {
+		json_t *rows = json_object();
+		uint64_t total = 0;
+
+		for (r = 0; r < fp->nr_rows; r++) {
+			uint64_t v = fp_delta(fp, ph, ph + 1, t, r);
+
+			total += v;
+			if (v)
+				json_object_set_new(rows, fp->name[r], json_integer((json_int_t)v));
+		}
+		json_object_set_new(o, fp_phase[ph], rows);
+		json_object_set_new(o, ph == 0 ? "setup_total" : ph == 1 ? "window_total" :
+				    "teardown_total", json_integer((json_int_t)total));
+	}
+	return o;
 }
 
 static int write_json(const struct noise_run *d)
@@ -843,10 +1035,11 @@ static int write_json(const struct noise_run *d)
 				"per_minute", (double)r->count * 60 / seconds(d),
 				"first_s", rel_s(d, r->first_ns), "last_s", rel_s(d, r->last_ns)));
 		}
-		json_array_append_new(targets, json_pack("{s:i, s:b, s:s, s:I, s:o, s:o}",
+		json_array_append_new(targets, json_pack("{s:i, s:b, s:s, s:I, s:o, s:o, s:o}",
 			"cpu", o->cpus[i], "isolated", d->isolated[i], "isolation", d->iso[i],
 			"ipis", (json_int_t)ipis, "counts", counts,
-			"loop", loop_json(d, &d->loops[i])));
+			"loop", loop_json(d, &d->loops[i]),
+			"footprint", footprint_json(d, i)));
 	}
 	sec = json_pack("{s:f, s:s, s:s, s:s, s:o, s:o, s:b, s:s, s:I, s:s, s:o}",
 			"duration_s", seconds(d), "measure", measure_names[o->measure],
@@ -906,6 +1099,7 @@ static int measure(void *arg)
 	tc_sysinfo_read(&d->si);
 	d->load_status = -1;
 	set_hk_affinity(&d->o);		/* this thread: reading, draining */
+	fp_read(&d->fp, FP_BEFORE, d->o.cpus, d->o.nr_cpus);
 	if (d->o.measure == M_SPIN && tc_clock_calibrate(&d->clk, 100))
 		tc_cli_fail("the counter does not advance");
 	for (i = 0; i < d->o.nr_cpus; i++) {
@@ -933,11 +1127,17 @@ static int measure(void *arg)
 	err = tc_noise_start(d->n, tids, d->o.nr_cpus);
 	if (err)
 		fail_run(d, "", tc_noise_error(d->n));
+	/* everything armed: now the loops move to their targets */
+	atomic_store_explicit(&pin_go, 1, memory_order_release);
+	for (i = 0; i < d->o.nr_cpus && !tc_cli_stop; i++)
+		while (!__atomic_load_n(&d->loops[i].pinned, __ATOMIC_ACQUIRE) && !tc_cli_stop)
+			usleep(100);
 	/*
 	 * The window starts when every event is on (enabling them can take
 	 * seconds under TCG); the few records of the last setup steps get
 	 * negative times.
 	 */
+	fp_read(&d->fp, FP_START, d->o.cpus, d->o.nr_cpus);
 	d->t0_ns = now_ns();
 	atomic_store_explicit(&go, 1, memory_order_release);
 	deadline = d->t0_ns + (uint64_t)(d->o.duration * 1e9);
@@ -966,6 +1166,7 @@ static int measure(void *arg)
 	}
 	d->t1_ns = now_ns();
 	atomic_store(&halt, 1);
+	fp_read(&d->fp, FP_END, d->o.cpus, d->o.nr_cpus);
 	for (i = 0; i < d->o.nr_cpus; i++) {
 		pthread_join(d->loops[i].th, NULL);
 		d->loops[i].th = 0;
@@ -984,6 +1185,7 @@ static int measure(void *arg)
 	}
 	err = tc_noise_stop(d->n);
 	stop_load(d);
+	fp_read(&d->fp, FP_AFTER, d->o.cpus, d->o.nr_cpus);
 	if (err)
 		tc_cli_fail("%s", tc_noise_error(d->n));
 	clock_gettime(CLOCK_REALTIME, &d->end);

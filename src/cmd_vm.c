@@ -680,7 +680,13 @@ static int boot(const struct vm_opts *o, const char *qemu, const char *accel, ch
 	pathf(console, sizeof(console), "file:%s/console", vm_dir);
 	pathf(data, sizeof(data), "file:%s/data", vm_dir);
 	pathf(log, sizeof(log), "%s/qemu.log", vm_dir);
-	n = snprintf(cmdline, sizeof(cmdline), "console=ttyS0 panic=-1 oops=panic%s%s",
+	/*
+	 * TC_CLOCK=icount: the kernel passes it to /init as an environment
+	 * variable, so that the guest's tracecost says its times are
+	 * instruction counts (progress lines of the system suite)
+	 */
+	n = snprintf(cmdline, sizeof(cmdline), "console=ttyS0 panic=-1 oops=panic%s%s%s",
+		     o->deterministic ? " TC_CLOCK=icount" : "",
 		     o->append ? " " : "", o->append ? o->append : "");
 	if (n >= (int)sizeof(cmdline))
 		tc_cli_fail("--append: command line too long");

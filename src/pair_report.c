@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <tracecost/result.h>
 
@@ -24,6 +25,15 @@ static void fmt_val(char *buf, size_t len, const struct tc_pair_view *v, double 
 
 #define MAX_COLS 16
 
+/* '*' after a figure that is not exact (tc_stats_value_range()). */
+static void mark_approx(char *buf, size_t len, bool exact, bool *any)
+{
+	if (exact || strlen(buf) + 1 >= len)
+		return;
+	strcat(buf, "*");
+	*any = true;
+}
+
 void tc_pair_report_table(const struct tc_pair_view *v, const char *title,
 			  const struct tc_stats *st, const struct tc_stats *st1,
 			  int stride, int off, FILE *f)
@@ -32,6 +42,7 @@ void tc_pair_report_table(const struct tc_pair_view *v, const char *title,
 	const char *cp[MAX_COLS];
 	struct tc_table *t;
 	int s, row, ncols = v->ncols < MAX_COLS ? v->ncols : MAX_COLS;
+	bool approx = false;
 
 	t = tc_table_new(title, "Metric", ncols, v->cols);
 	if (!t)
@@ -55,6 +66,7 @@ void tc_pair_report_table(const struct tc_pair_view *v, const char *title,
 			case 1:
 				label = "median";
 				fmt_val(c, 32, v, (double)x->median, 1);
+				mark_approx(c, 32, x->median_exact, &approx);
 				break;
 			case 2:
 				label = "max_avg";
@@ -64,11 +76,13 @@ void tc_pair_report_table(const struct tc_pair_view *v, const char *title,
 				snprintf(lab, sizeof(lab), "%g percentile", v->percentile);
 				label = lab;
 				fmt_val(c, 32, v, (double)x->percentile, 1);
+				mark_approx(c, 32, x->percentile_exact, &approx);
 				break;
 			case 4:
 				snprintf(lab, sizeof(lab), "%g percentile (1 CPU)", v->percentile);
 				label = lab;
 				fmt_val(c, 32, v, (double)st1[s * stride + off].percentile, 1);
+				mark_approx(c, 32, st1[s * stride + off].percentile_exact, &approx);
 				break;
 			case 5:
 				label = "min";
@@ -85,6 +99,11 @@ void tc_pair_report_table(const struct tc_pair_view *v, const char *title,
 	}
 	tc_table_print(t, f, v->format);
 	tc_table_free(t);
+	if (approx)
+		fprintf(f, "* approximate: the lower end of a histogram bucket (samples above %u "
+			"counter ticks are kept to 1/256), raised to the minimum; the result file "
+			"has each bound (stats: median_upper, percentile_upper)\n",
+			TC_HIST_EXACT - 1);
 }
 
 void tc_pair_report_print(const struct tc_pair_view *v, FILE *f)

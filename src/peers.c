@@ -852,10 +852,29 @@ static double mean_ns(const struct tc_peers_view *v, int s, int p)
 	return tc_clock_ticks_to_ns(v->ci, v->st[s * v->npairs + p].average / v->batch);
 }
 
+/*
+ * Set when a cell used a median that is not exact (the lower end of its
+ * histogram bucket, tc_stats_value_range()): the cell gets '*' and the
+ * table a note (emit_figures(), approx_note()).
+ */
+static bool median_approx, table_approx;
+
 /* Median ns per pair of column @s, pair @p (robust against preemption on a busy machine). */
 static double median_ns(const struct tc_peers_view *v, int s, int p)
 {
+	if (!v->st[s * v->npairs + p].median_exact)
+		median_approx = true;
 	return tc_clock_ticks_to_ns(v->ci, (double)v->st[s * v->npairs + p].median / v->batch);
+}
+
+/* Under a table with a '*' cell: what the mark means. */
+static void approx_note(FILE *f)
+{
+	if (table_approx)
+		fprintf(f, "* from a median that is not exact: samples above %u counter ticks are "
+			"kept in histogram buckets (the lower end, within 1/256)\n",
+			TC_HIST_EXACT - 1);
+	table_approx = false;
 }
 
 static const struct tc_site_size *site_size(const char *id, int site)
@@ -983,10 +1002,16 @@ static void emit_figures(struct tc_table *t, const struct tc_peers_view *v,
 		for (i = 0; i < n; i++) {
 			const char *why = no_figure(v, &tc[i]);
 
-			if (why)
+			median_approx = false;
+			if (why) {
 				short_why(cells[i], why);
-			else
+			} else {
 				cell(v, &tc[i], fig, q, cells[i]);
+				if (median_approx && strlen(cells[i]) + 1 < sizeof(cells[i])) {
+					strcat(cells[i], "*");
+					table_approx = true;
+				}
+			}
 		}
 		snprintf(label, sizeof(label), "%s %s", v->pair_names[q],
 			 p < v->npairs ? "mean" : "median");
@@ -1054,6 +1079,7 @@ void tc_peers_print(const struct tc_peers_view *v, FILE *f)
 	}
 	emit(t, "irq_disable site insns/bytes", cells, n);
 	tc_table_print(t, f, v->format);
+	approx_note(f);
 	tc_table_free(t);
 
 	/* 2. Enabled: ns per event over the column's disabled twin. */
@@ -1101,6 +1127,7 @@ void tc_peers_print(const struct tc_peers_view *v, FILE *f)
 	}
 	emit(t, "overwritten/discarded", cells, n);
 	tc_table_print(t, f, v->format);
+	approx_note(f);
 	tc_table_free(t);
 	for (i = 0; i < NR_PCOLS; i++)
 		if ((selected & (1u << cols[i].peer)) && cols[i].why[0])
@@ -1129,6 +1156,7 @@ void tc_peers_print(const struct tc_peers_view *v, FILE *f)
 		emit(t, label, cells, n);
 	}
 	tc_table_print(t, f, v->format);
+	approx_note(f);
 	tc_table_free(t);
 	if (v->format == TC_TABLE_TEXT)
 		fprintf(f, "Peers: flag = __builtin_expect test of a global (LTTng-UST/libside scheme);"

@@ -690,12 +690,44 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* "42 s", "3 min 5 s", "1 h 2 min" */
+/*
+ * Whether this guest's clock counts instructions: `tracecost vm
+ * --deterministic` boots QEMU with -icount shift=0 (one ns of guest time per
+ * instruction) and puts TC_CLOCK=icount on the kernel command line, which the
+ * kernel hands to /init (and so to this process) as an environment variable.
+ */
+static bool clock_is_icount(void)
+{
+	const char *c = getenv("TC_CLOCK");
+
+	return c && !strcmp(c, "icount");
+}
+
+/*
+ * "42 s", "3 min 5 s", "1 h 2 min"; below 0.1 s in ms or us with three
+ * digits (never "0.0 s" for a run that took time); under -icount, where the
+ * guest's seconds are instruction counts, "2.13 M instructions".
+ */
 static const char *fmt_dur(char *buf, size_t len, double s)
 {
 	long t = lround(s);
 
-	if (s < 9.95)
+	if (clock_is_icount()) {
+		double n = s * 1e9;
+
+		if (n < 1e3)
+			snprintf(buf, len, "%.0f instructions", n);
+		else if (n < 1e6)
+			snprintf(buf, len, "%.3g k instructions", n / 1e3);
+		else if (n < 1e9)
+			snprintf(buf, len, "%.3g M instructions", n / 1e6);
+		else
+			snprintf(buf, len, "%.3g G instructions", n / 1e9);
+	} else if (s < 0.0001)
+		snprintf(buf, len, "%.3g us", s * 1e6);
+	else if (s < 0.1)
+		snprintf(buf, len, "%.3g ms", s * 1e3);
+	else if (s < 9.95)
 		snprintf(buf, len, "%.1f s", s);
 	else if (t < 60)
 		snprintf(buf, len, "%ld s", t);
@@ -760,10 +792,12 @@ static void eta_start(struct sys_run *d)
 	d->model_done = 0;
 	d->t0 = now_s();
 	fprintf(stderr, "tracecost: estimate: about %s for %d workload%s x %d profile%s x %u "
-		"repetition%s (rough: tracing lengthens runs unevenly; progress %s)\n",
+		"repetition%s (rough: tracing lengthens runs unevenly; progress %s%s)\n",
 		fmt_dur(b, sizeof(b), d->model_total), d->o.nr_wls, d->o.nr_wls > 1 ? "s" : "",
 		d->nr_cols, d->nr_cols > 1 ? "s" : "", d->o.repeat, d->o.repeat > 1 ? "s" : "",
-		isatty(STDERR_FILENO) ? "below" : "after each workload");
+		isatty(STDERR_FILENO) ? "below" : "after each workload",
+		clock_is_icount() ? "; QEMU -icount: the guest clock counts instructions, "
+		"times are in guest instructions" : "");
 	if (getenv("TC_ETA_DEBUG"))
 		for (i = 0; i < d->o.nr_wls; i++)
 			fprintf(stderr, "tracecost: estimate: %s %.3f s per run (one getpid call "

@@ -193,6 +193,11 @@ struct tc_compare_opts {
  *		inside each run (NAN: no run with 2 repetitions)
  * @scope:	what the interval covers (also why a verdict is unknown)
  * @sessions:	sessions behind the figure (files of a group; 1 for a file)
+ * @approx:	@value is not exact but the lower end of what the samples
+ *		allow (a median or percentile from a histogram bucket above
+ *		its exact range, tc_stats_value_range()): the true figure lies
+ *		in [@value, @upper]
+ * @upper:	the largest the true figure can be; @value when exact
  */
 struct tc_compare_cell {
 	bool present;
@@ -208,6 +213,8 @@ struct tc_compare_cell {
 	double between, within;
 	enum tc_compare_scope scope;
 	int sessions;
+	bool approx;
+	double upper;
 };
 
 /**

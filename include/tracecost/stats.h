@@ -25,14 +25,22 @@ extern "C" {
  * @percentile:	value at rank ceil(P * n / 100) (1-based, smallest first),
  *		P in (0, 100]; exact at rank 1 (min) and n (max), when the rank
  *		falls in the exact region
- *		(< 4096) or among the top-N values, else the lower bound of its
- *		histogram bucket (relative error <= 1/256)
+ *		(< 4096) or among the top-N values, else a lower bound: that of
+ *		its histogram bucket (relative error <= 1/256), raised to @min
+ *		when the bucket holds the minimum, or TC_HIST_LIMIT for an
+ *		overflow sample (tc_stats_value_range())
  * @p:		the P of @percentile
  * @max_avg:	mean of the min(N, n) largest samples (N = top-N capacity);
  *		the seed's "max_avg" (1000 highest samples by default)
  * @highest:	min(N, n), the number of samples behind @max_avg
  * @overflow:	samples beyond the histogram range (>= TC_HIST_LIMIT)
  * @median_exact, @percentile_exact: whether the figure is exact
+ *		(@median == @median_upper, @percentile == @percentile_upper)
+ * @median_upper, @percentile_upper: the largest value the true figure can
+ *		have (its bucket's upper end, lowered to @max and to the
+ *		smallest value of the top-N heap); equal to the figure when
+ *		it is exact. So min <= median <= median_upper <= max, and the
+ *		same for the percentile: no printed figure contradicts another.
  */
 struct tc_stats {
 	tc_u64 n;
@@ -47,6 +55,8 @@ struct tc_stats {
 	tc_u64 overflow;
 	bool median_exact;
 	bool percentile_exact;
+	tc_u64 median_upper;
+	tc_u64 percentile_upper;
 };
 
 /**
@@ -79,17 +89,39 @@ int tc_stats_compute(struct tc_stats *s, const struct tc_hist *h,
 		     const struct tc_topn *t, double p);
 
 /**
+ * tc_stats_value_range() - bounds of the k-th smallest sample (1-based)
+ * @h:	   histogram
+ * @t:	   top-N heap of the same samples, or NULL
+ * @rank:  1 .. h->n (clamped into that range)
+ * @upper: set to the largest value the sample can have (may be NULL)
+ *
+ * Rank 1 and rank h->n: h->min and h->max, exact. Among the heap's values
+ * (t->len <= h->n, @rank > h->n - t->len): the (@rank - (h->n - t->len))-th
+ * smallest heap value, exact. Otherwise the sample lies in its histogram
+ * bucket, or in [TC_HIST_LIMIT, h->max] for an overflow sample (>=
+ * TC_HIST_LIMIT), and also in [h->min, h->max] and at most the heap's
+ * smallest value (the heap holds the largest samples): the intersection is
+ * returned, which holds the true sample by construction (checked against
+ * sorted samples over the whole range in tests/unit/test_hist.c).
+ * Both bounds are non-decreasing in @rank.
+ *
+ * Return: the smallest value the sample can have (exact when it equals
+ * *@upper), 0 (and *@upper = 0) if @h is empty.
+ */
+tc_u64 tc_stats_value_range(const struct tc_hist *h, const struct tc_topn *t,
+			    tc_u64 rank, tc_u64 *upper);
+
+/**
  * tc_stats_value_at_rank() - k-th smallest sample (1-based) from histogram and heap
  * @h:	   histogram
  * @t:	   heap of the same samples, or NULL
  * @rank:  1 .. h->n (clamped into that range)
  * @exact: set to whether the returned value is exact (may be NULL)
  *
- * Rank 1 and rank h->n return h->min and h->max: exact. Else, if @t holds
- * t->len <= h->n values and @rank > h->n - t->len, the value is
- * the (@rank - (h->n - t->len))-th smallest heap value: exact. Otherwise it is
- * tc_hist_value_at_rank(): exact if below TC_HIST_EXACT, else the bucket's
- * lower bound, or h->max for an overflow sample (both inexact).
+ * The lower bound of tc_stats_value_range(): exact (*@exact true) when the
+ * bounds meet: at rank 1 and h->n, among the heap's values, in the exact
+ * region (< TC_HIST_EXACT), or where [h->min, h->max] narrows a bucket to
+ * one value.
  *
  * Return: the value, 0 (inexact) if @h is empty.
  */

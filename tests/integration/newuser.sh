@@ -176,7 +176,7 @@ wait_free() {
 wait_free
 run_tc run --suite system --workloads getpid,fs --profiles none --calls 2000 --files 50 \
 	--sizes 0 --repeat 2
-if [ "$rc" -eq 0 ] && grep -Eq '^tracecost: estimate: about [0-9.]+ (s|min)' "$tmp/stderr" &&
+if [ "$rc" -eq 0 ] && grep -Eq '^tracecost: estimate: about [0-9.]+ (s|ms|us|min)' "$tmp/stderr" &&
    grep -q '^tracecost: \[1/2\] getpid done in .* elapsed, about .* left$' "$tmp/stderr" &&
    grep -q '^tracecost: \[2/2\] fs done in ' "$tmp/stderr" &&
    grep -Eq '^fs 0k create: higher is better \(files on [a-z0-9/]+ \(' "$tmp/stdout"; then

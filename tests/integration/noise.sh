@@ -32,25 +32,20 @@ skipped=0
 skip() { skipped=$((skipped + 1)); echo "skip - $1"; }
 # shellcheck source=tests/integration/tracefs-lib.sh
 . "$here/tracefs-lib.sh"
-# Other runs on a shared machine (other worktrees' tests) come and go with
-# their instances: look at the top-level settings and at the instances of the
-# runs this script started (their pids are in $tmp/ours), and at no other.
+# Other runs on a shared machine (other worktrees' tests, trace-cmd) come and
+# go with their instances and top-level settings: look only at what the runs
+# this script started could change (their instances, tracecost's uprobe
+# events, their state file: snap_ours; their pids are in $tmp/ours), and say
+# when the rest changed meanwhile (top_note).
 : >"$tmp/ours"
-tc() { # tc ARGS...: run tracecost, note its pid
+tc() { # tc ARGS...: run tracecost (once no other run holds the lock), note its pid
+	lock_wait
 	"$TC" "$@" &
 	_p=$!
 	echo "$_p" >>"$tmp/ours"
 	wait "$_p"
 }
-snap_mine() {
-	snap | awk -v ours="$(tr '\n' ' ' <"$tmp/ours")" '
-		BEGIN { n = split(ours, a, " "); for (i = 1; i <= n; i++) mine["tracecost-" a[i]] = 1 }
-		/^== / { blk = $0; drop = 0 }
-		/^== instances\// { name = $2; sub(/^instances\//, "", name); sub(/\/$/, "", name)
-				    drop = !(name in mine) }
-		blk == "== instances" && !/^== / && !($0 in mine) { next }
-		!drop'
-}
+snap_mine() { snap_ours $(cat "$tmp/ours"); }
 check() { # check FILE JQ-EXPR DESC (jq 1.6 -e passes an empty file: refuse it)
 	if [ -s "$1" ] && jq -e "$2" "$1" >/dev/null 2>&1; then ok "$3"; else not_ok "$3"; fi
 }
@@ -67,6 +62,8 @@ fi
 last=$((online - 1))
 
 # ---- bad input: exit 2, one line, nothing else happens ------------------
+tests_lock
+snap >"$tmp/top0"
 snap_mine >"$tmp/snap0"
 mounted >"$tmp/mnt0"
 expect_usage() {
@@ -78,7 +75,6 @@ expect_usage() {
 	snap_mine >"$tmp/snap1"
 	untouched=1
 	cmp -s "$tmp/snap0" "$tmp/snap1" || untouched=0
-	[ -e "$STATE" ] && untouched=0
 	if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && [ ! -s "$tmp/stdout" ] &&
 	   [ -z "$(ls -A "$tmp/out")" ] && [ $untouched -eq 1 ]; then
 		ok "$desc: exit 2: $(cat "$tmp/stderr")"
@@ -156,6 +152,19 @@ check "$tmp/spin.json" '.noise.targets[0].cpu == 0 and .noise.load == "none" and
 	.noise.targets[0].loop.kind == "spin" and .noise.targets[0].loop.loops > 0' \
 	"spin.json: CPU 0, no load, spin loop counted"
 
+# The tool's own footprint on the targets (issue 22 item 16): /proc/interrupts
+# of each target before the set-up, at the window's edges and after the
+# tear-down, by row; no count is expected (a KVM guest need not send IPIs).
+check "$tmp/spin.json" '.noise.targets[0].footprint as $f | ($f | type) == "object" and
+	([$f.setup, $f.window, $f.teardown] | all(type == "object" and
+	  (to_entries | all(.value | type == "number" and . > 0 and floor == .)))) and
+	$f.setup_total == ([$f.setup[]] | add // 0) and $f.window_total == ([$f.window[]] | add // 0) and
+	$f.teardown_total == ([$f.teardown[]] | add // 0)' \
+	"spin.json: the footprint on CPU 0: set-up, window, tear-down by /proc/interrupts row ($(jq -c '.noise.targets[0].footprint | [.setup_total, .window_total, .teardown_total]' "$tmp/spin.json" 2>/dev/null))"
+grep -q "^  footprint (/proc/interrupts on CPU 0): this tool's set-up [0-9]* (" "$tmp/spin.out" &&
+	grep -q "^    tear-down [0-9]* (.*); the window [0-9]* (" "$tmp/spin.out" &&
+	ok "the report prints the footprint" || not_ok "no footprint in the report: $(grep -A1 footprint "$tmp/spin.out")"
+
 tc noise --cpus 1 --housekeeping 0 --duration 1s --load none \
 	--events sched:sched_wakeup,timer:hrtimer_expire_entry --json "$tmp/ev.json" >"$tmp/ev.out" 2>&1 &&
 	ok "--events and --housekeeping: exit 0" || not_ok "--events: $(tail -3 "$tmp/ev.out")"
@@ -229,11 +238,14 @@ rc=$?
 	not_ok "compare broken: rc=$rc $(cat "$tmp/cmp3.out")"
 
 snap_mine >"$tmp/snap1"
-cmp -s "$tmp/snap0" "$tmp/snap1" && [ ! -e "$STATE" ] && ok "after the runs: tracefs as before, no state file" ||
+cmp -s "$tmp/snap0" "$tmp/snap1" && ok "after the runs: their instances and state file gone" ||
 	not_ok "after the runs: $(diff "$tmp/snap0" "$tmp/snap1" | head -5)"
+snap >"$tmp/top1"
+top_note "$tmp/top0" "$tmp/top1" "after the runs"
 
 # ---- restore trials: signals mid-run -----------------------------------------
 for sig in INT TERM HUP; do
+	lock_wait
 	"$TC" noise --cpus 1 --duration 60s --load tlb --json "$tmp/sig.json" >/dev/null 2>"$tmp/sig.err" &
 	pid=$!
 	echo "$pid" >>"$tmp/ours"
@@ -248,8 +260,7 @@ for sig in INT TERM HUP; do
 	wait $pid
 	rc=$?
 	snap_mine >"$tmp/snap1"
-	if [ $rc -eq 130 ] && [ ! -e "$tmp/sig.json" ] && [ ! -e "$STATE" ] &&
-	   cmp -s "$tmp/snap0" "$tmp/snap1"; then
+	if [ $rc -eq 130 ] && [ ! -e "$tmp/sig.json" ] && cmp -s "$tmp/snap0" "$tmp/snap1"; then
 		ok "SIG$sig mid-run: exit 130, no result file, tracefs as before"
 	else
 		not_ok "SIG$sig: rc=$rc $(cat "$tmp/sig.err") $(diff "$tmp/snap0" "$tmp/snap1" | head -3)"
@@ -258,6 +269,7 @@ done
 pgrep -f "stress-ng --quiet --taskset" >/dev/null && not_ok "a load outlived a signal" || ok "no load left after the signals"
 
 # kill -9 of the whole run: the state stays, the next run refuses, restore fixes it.
+lock_wait
 setsid sh -c 'echo $$ >"$1"; exec "$2" noise --cpus 1 --duration 60s' sh "$tmp/pg" "$TC" \
 	>/dev/null 2>&1 &
 i=0
@@ -269,7 +281,7 @@ if wait_instance "tracecost-$bg" "$bg"; then
 	kill -9 -"$bg"
 	i=0
 	while kill -0 -"$bg" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-	has_instance "tracecost-$bg" && [ -e "$STATE" ] && ok "kill -9: instance and state file left behind" ||
+	has_instance "tracecost-$bg" && state_of "$bg" && ok "kill -9: instance and state file left behind" ||
 		not_ok "kill -9: nothing left to restore?"
 	bg=""
 	tc noise --cpus 1 --duration 1s >"$tmp/stale.out" 2>"$tmp/stale.err"
@@ -279,7 +291,7 @@ if wait_instance "tracecost-$bg" "$bg"; then
 	"$TC" restore >"$tmp/restore.out" 2>&1 && grep -q "restored" "$tmp/restore.out" &&
 		ok "tracecost restore: $(cat "$tmp/restore.out")" || not_ok "restore: $(cat "$tmp/restore.out")"
 	snap_mine >"$tmp/snap1"
-	cmp -s "$tmp/snap0" "$tmp/snap1" && [ ! -e "$STATE" ] && ok "after restore: tracefs as before" ||
+	cmp -s "$tmp/snap0" "$tmp/snap1" && ok "after restore: tracefs as before (instances, state file)" ||
 		not_ok "after restore: $(diff "$tmp/snap0" "$tmp/snap1" | head -5)"
 else
 	not_ok "kill -9: no instance seen"

@@ -9,6 +9,7 @@
 # Usage: tests/integration/runs.sh path/to/tracecost
 set -u
 TC=$(readlink -f "$1")
+top=$(readlink -f "$(dirname "$(readlink -f "$0")")/../..")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0
@@ -16,6 +17,8 @@ fail=0
 ok() { pass=$((pass + 1)); echo "ok   - $1"; }
 not_ok() { fail=$((fail + 1)); echo "FAIL - $1"; }
 check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
+# lock_wait (and the tracefs helpers, unused here)
+. "$(dirname "$(readlink -f "$0")")/tracefs-lib.sh"
 cd "$tmp" || exit 1
 leftovers() { ls -d /tmp/tracecost-runs.* 2>/dev/null | wc -l; }
 before=$(leftovers)
@@ -43,6 +46,9 @@ check "a group of a runs file and a run file: 4 runs in the column; the other 1:
 check "plot takes runs files and groups" '[ -s p.svg ]'
 
 # ---- the system suite (profile none: no root, tracefs untouched) ----
+# a system run refuses to start while another tracecost run traces (a shared
+# machine): wait for it (tests/integration/tracefs-lib.sh)
+lock_wait
 "$TC" run --suite system --runs 3 --profiles none --workloads getpid,pipe --calls 2000 \
 	--round-trips 200 --repeat 2 --json sys.json >sys.txt 2>sys.err
 check "system --runs 3: three runs in the file, compare's table (3 runs, 6 rounds)" \
@@ -62,6 +68,13 @@ expect_bad() {
 		not_ok "$desc: rc=$rc: $(head -2 se.txt)"
 	fi
 }
+# --runs 1 is the run itself: a version-1 file, and the man page says so
+"$TC" run --runs 1 --cpus 0 --samples 2000 --json one1.json >/dev/null 2>&1
+man -l "$top/doc/tracecost.1" 2>/dev/null | tr -s ' \n' ' ' >man.txt
+check "--runs 1: a version-1 file, as the man page says (N = 1 ... version 1; N >= 2 ... version 2)" \
+	'jq -e ".file_version == 1 and .suite == \"user\" and (has(\"runs\") | not)" one1.json \
+	 >/dev/null && grep -q "N = 1 is the run itself.* result file of version 1" man.txt &&
+	 grep -q "N >= 2: each run in a fresh process.* file of version 2" man.txt'
 expect_bad "--runs 0" run --runs 0 --json bad.json
 expect_bad "--runs x" run --runs x --json bad.json
 expect_bad "--runs 1001" run --runs 1001 --json bad.json

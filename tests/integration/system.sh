@@ -48,8 +48,14 @@ done
 SMALL="--calls 20000 --round-trips 300 --ring-trips 30 --procs 2,3 --sizes 0,1
 	--files 40 --dir $tmp --groups 1 --fds 2 --loops 100 --tree $tmp/tree"
 
+# The tracefs sections: one test script at a time on this machine
+[ $root -eq 1 ] && tests_lock
+
 # ---- bad input: exit 2, one line, nothing else happens ------------------
-[ $root -eq 1 ] && snap >"$tmp/snap0" && mounted >"$tmp/mnt0"
+# (under strace: tracecost opened no tracefs file for writing, made no
+# instance, mounted nothing and wrote no state file; what other tracing users
+# do meanwhile does not count)
+[ $root -eq 1 ] && mounted >"$tmp/mnt0"
 printf '[ok]\nevent = sched:sched_switch\n[bad]\nevent sched:sched_switch\n' >"$tmp/syntax.profiles"
 printf '[p]\nsummary = typo\nevent = sched:sched_switchh\n' >"$tmp/event.profiles"
 printf '[p]\nevent = sched:sched_wakeup if prio <<< 3\n' >"$tmp/filter.profiles"
@@ -57,14 +63,17 @@ printf '[syscalls]\nevent = sched:sched_switch\n' >"$tmp/builtin.profiles"
 expect_usage() {
 	desc=$1; shift
 	rm -rf "$tmp/out"; mkdir -p "$tmp/out"
-	(cd "$tmp/out" && "$TC" "$@" >"$tmp/stdout" 2>"$tmp/stderr")
+	if [ $root -eq 1 ]; then
+		(cd "$tmp/out" && traced "$tmp/strace" "$TC" "$@" >"$tmp/stdout" 2>"$tmp/stderr")
+	else
+		(cd "$tmp/out" && "$TC" "$@" >"$tmp/stdout" 2>"$tmp/stderr")
+	fi
 	rc=$?
 	lines=$(wc -l <"$tmp/stderr")
 	untouched=1
 	if [ $root -eq 1 ]; then
-		snap >"$tmp/snap1"
-		cmp -s "$tmp/snap0" "$tmp/snap1" || untouched=0
-		[ -e "$STATE" ] && untouched=0
+		[ -n "$(tracefs_writes "$tmp/strace")" ] && untouched=0
+		rm -f "$tmp/strace"
 	fi
 	if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && [ ! -s "$tmp/stdout" ] &&
 	   [ -z "$(ls -A "$tmp/out")" ] && [ $untouched -eq 1 ]; then
@@ -138,6 +147,28 @@ done
 c=$(grep -c '^ *median  ' "$tmp/none.out")
 [ "$c" -eq 10 ] && ok "a median row in each of the 10 tables" || not_ok "median rows: $c"
 
+# Under QEMU -icount (tracecost vm --deterministic puts TC_CLOCK=icount in the
+# guest's environment) the guest clock counts instructions: the progress
+# lines say instructions, never "0.0 s"; compare prints a hackbench run of a
+# fraction of a millisecond with figures, not 0.0 (issue 22 item 18).
+lock_wait
+TC_CLOCK=icount "$TC" $S --profiles none --workloads getpid,hackbench --calls 2000 --groups 1 \
+	--fds 2 --loops 20 --repeat 1 --json "$tmp/ic.json" >"$tmp/ic.out" 2>"$tmp/ic.err"
+if grep -Eq "^tracecost: estimate: about [0-9.]+ ?[kMG]? instructions for 2 workloads.*-icount" "$tmp/ic.err" &&
+   grep -Eq "^tracecost: \[2/2\] hackbench done in [0-9.]+ ?[kMG]? instructions; [0-9.]+ ?[kMG]? instructions elapsed" "$tmp/ic.err" &&
+   ! grep -q " 0\.0 s" "$tmp/ic.err"; then
+	ok "TC_CLOCK=icount: progress in guest instructions ($(grep -c instructions "$tmp/ic.err") lines)"
+else
+	not_ok "TC_CLOCK=icount progress: $(head -3 "$tmp/ic.err")"
+fi
+"$TC" compare --metrics median,min,max "$tmp/ic.json" >"$tmp/ic.cmp" 2>&1
+hb=$(awk '/^hackbench/ { h = 1 } h && $1 == "median" { print $2; exit }' "$tmp/ic.cmp")
+if [ -n "$hb" ] && awk -v v="$hb" 'BEGIN { exit !(v + 0 > 0) }'; then
+	ok "compare: hackbench's median in s reads $hb, not 0.0"
+else
+	not_ok "compare: hackbench median '$hb': $(grep -A4 '^hackbench' "$tmp/ic.cmp")"
+fi
+
 # Without root: --profiles none works, a tracing profile says it needs root.
 if [ $root -eq 1 ] && command -v setpriv >/dev/null; then
 	as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"; }
@@ -168,30 +199,49 @@ if [ $root -eq 0 ]; then
 fi
 
 # ---- on the real tracefs ------------------------------------------------
-if [ -e "$STATE" ]; then
-	not_ok "a state file is already there ($STATE): not running the tracefs tests"
+if ! state_wait; then
+	not_ok "a state file of no live run is there ($STATE): not running the tracefs tests"
 	echo "system: $pass passed, $fail failed, $skipped skipped"
 	exit 1
 fi
 snap >"$tmp/before"
+snap_ours >"$tmp/ours0"
 mounted >"$tmp/mnt0"
 
 # "none": no instance, no state file, at any time during the run.
+lock_wait
 "$TC" $S --profiles none --workloads getpid --calls 2000000 --repeat 3 >/dev/null 2>&1 &
 pid=$!
 seen=0
 while kill -0 $pid 2>/dev/null; do
-	{ has_instance "tracecost-$pid" || [ -e "$STATE" ]; } && seen=1
+	{ has_instance "tracecost-$pid" || state_of $pid; } && seen=1
 	sleep 0.05
 done
 wait $pid
 [ $seen -eq 0 ] && ok "--profiles none: no instance and no state file during the run" ||
 	not_ok "--profiles none: an instance or state file appeared"
 
+# Another tracing user meanwhile (trace-cmd, a second test run): an instance
+# of its own, tracing, made after the snapshot and removed after the run's.
+other="tc-other-$$"
+other_instance() { # other_instance 1|0: make it tracing, or remove it
+	unshare -m --propagation private sh -c '
+		t=$(awk "\$3 == \"tracefs\" { print \$2; exit }" /proc/mounts)
+		[ -n "$t" ] || { t=$TC_SNAP_MNT; mount -t tracefs nodev "$t"; }
+		if [ "$2" = 1 ]; then
+			mkdir "$t/instances/$1" && echo 1 >"$t/instances/$1/events/sched/sched_wakeup/enable"
+		else
+			echo 0 >"$t/instances/$1/events/sched/sched_wakeup/enable"; rmdir "$t/instances/$1"
+		fi' sh "$other" "$1"
+}
+other_instance 1
+
 # Tracing profiles on every workload; the profile really traced the workload.
+# Under strace: what the run wrote in tracefs (only its own instance).
 # shellcheck disable=SC2086
-if "$TC" $S --profiles none,syscalls,sched --repeat 2 $SMALL --json "$tmp/tr.json" \
-	>"$tmp/tr.out" 2>"$tmp/tr.err"; then
+lock_wait
+if traced "$tmp/tr.strace" "$TC" $S --profiles none,syscalls,sched --repeat 2 $SMALL \
+	--json "$tmp/tr.json" >"$tmp/tr.out" 2>"$tmp/tr.err"; then
 	ok "all workloads under none, syscalls, sched"
 else
 	not_ok "all workloads under none, syscalls, sched: $(cat "$tmp/tr.err")"
@@ -212,12 +262,23 @@ check "$tmp/tr.json" "[.system.workloads[].metrics[] | .higher_is_better as \$h
 	| .cells[] | select(.profile != \"none\") | . as \$c
 	| ((((\$c.values | $MEDIAN) / (\$n | $MEDIAN)) - 1) * 100) - \$c.overhead_pct.value | $NEAR] | all" "overhead_pct.value: median / median of none - 1, as compare's change"
 grep -q '^ *median vs none ' "$tmp/tr.out" && ok "change row" || not_ok "change row"
-[ ! -e "$STATE" ] && ok "no state file after the run" || not_ok "state file left after a run"
+trpid=$(jq -r '.system.tracefs.instance' "$tmp/tr.json" 2>/dev/null | sed 's/^tracecost-//')
+! state_of "$trpid" && ok "no state file of the run after it" || not_ok "state file left after a run"
+foreign=$(foreign_writes "$tmp/tr.strace")
+[ -z "$foreign" ] && grep -q "mkdir.*instances/tracecost-$trpid" "$tmp/tr.strace" &&
+	ok "a tracing run wrote only in its own instance (strace: $(tracefs_writes "$tmp/tr.strace" | wc -l) calls)" ||
+	not_ok "a tracing run wrote outside its instance: $(echo "$foreign" | head -3)"
 snap >"$tmp/after"
-if cmp -s "$tmp/before" "$tmp/after"; then ok "tracefs settings equal before and after a run"; else
-	not_ok "tracefs changed by a run: $(diff "$tmp/before" "$tmp/after" | head -5)"; fi
+snap_ours "$trpid" >"$tmp/ours1"
+if cmp -s "$tmp/ours0" "$tmp/ours1"; then ok "what a run can change is as before after it (its instance gone)"; else
+	not_ok "tracefs changed by a run: $(diff "$tmp/ours0" "$tmp/ours1" | head -5)"; fi
+top_note "$tmp/before" "$tmp/after" "after a run"
+grep -q "^== instances/$other/" "$tmp/after" && ok "another user's instance made meanwhile: seen, and no failure" ||
+	not_ok "the other user's instance $other was not there"
+other_instance 0
 
 # Every built-in is either a column or listed as unavailable with a reason.
+lock_wait
 "$TC" $S --workloads getpid --calls 1000 --repeat 1 --json "$tmp/all.json" >"$tmp/all.out" 2>&1
 check "$tmp/all.json" '[.system.profiles[].name] == ["none","syscalls","sched","ipi","irq","function","preemptirq"]' "the seven built-ins, in order"
 check "$tmp/all.json" '[.system.profiles[] | select(.available | not) | .reason | length > 0] | all' "an unavailable profile has a reason"
@@ -230,6 +291,7 @@ done
 # The example of doc/profile-format.md loads and runs.
 awk '/^```ini/ { on = 1; next } /^```/ { if (on) exit } on' "$top/doc/profile-format.md" \
 	>"$tmp/example.profiles"
+lock_wait
 if "$TC" $S --profile-file "$tmp/example.profiles" --profiles none,rt-wakeups,timers+getpid \
 	--workloads getpid --calls 20000 --repeat 2 --json "$tmp/ex.json" >"$tmp/ex.out" 2>"$tmp/ex.err"; then
 	ok "doc/profile-format.md example runs"
@@ -245,9 +307,10 @@ unshare -m --propagation private sh -c '
 	t=$(awk "\$3 == \"tracefs\" { print \$2; exit }" /proc/mounts)
 	[ -n "$t" ] || { t=$TC_SNAP_MNT; mount -t tracefs nodev "$t"; }
 	mkdir "$t/instances/$1" && echo 1 >"$t/instances/$1/events/sched/sched_switch/enable"' sh "$mine"
-snap >"$tmp/user0"
+snap_instance "$mine" >"$tmp/user0"
+lock_wait
 "$TC" $S --profiles none,sched --workloads pipe --round-trips 200 --repeat 1 >/dev/null 2>&1
-snap >"$tmp/user1"
+snap_instance "$mine" >"$tmp/user1"
 cmp -s "$tmp/user0" "$tmp/user1" && grep -q "sched:sched_switch" "$tmp/user1" &&
 	ok "a user's instance and its events stay as they were" ||
 	not_ok "the user's instance changed: $(diff "$tmp/user0" "$tmp/user1" | head -5)"
@@ -257,6 +320,7 @@ unshare -m --propagation private sh -c '
 	echo 0 >"$t/instances/$1/events/sched/sched_switch/enable" && rmdir "$t/instances/$1"' sh "$mine"
 
 # SIGINT mid-run: exit 130, nothing written, everything restored.
+lock_wait
 "$TC" $S --profiles none,syscalls --workloads getpid --calls 3000000 --repeat 100 \
 	--json "$tmp/int.json" >/dev/null 2>"$tmp/int.err" &
 pid=$!
@@ -270,15 +334,15 @@ fi
 kill -INT $pid
 wait $pid
 rc=$?
-snap >"$tmp/after"
-if [ $rc -eq 130 ] && [ ! -e "$tmp/int.json" ] && [ ! -e "$STATE" ] &&
-   cmp -s "$tmp/before" "$tmp/after"; then
-	ok "SIGINT: exit 130, no result file, settings equal before and after"
+snap_ours "$pid" >"$tmp/ours1"
+if [ $rc -eq 130 ] && [ ! -e "$tmp/int.json" ] && cmp -s "$tmp/ours0" "$tmp/ours1"; then
+	ok "SIGINT: exit 130, no result file, its instance and state file gone"
 else
-	not_ok "SIGINT: rc=$rc $(cat "$tmp/int.err") $(diff "$tmp/before" "$tmp/after" | head -3)"
+	not_ok "SIGINT: rc=$rc $(cat "$tmp/int.err") $(diff "$tmp/ours0" "$tmp/ours1" | head -3)"
 fi
 
 # kill -9 of the whole run: the state stays, a new run refuses, restore fixes it.
+lock_wait
 setsid sh -c 'echo $$ >"$1"; exec "$2" run --suite system --profiles none,syscalls \
 	--workloads getpid --calls 3000000 --repeat 100' sh "$tmp/pg" "$TC" >/dev/null 2>&1 &
 i=0
@@ -289,7 +353,7 @@ if wait_instance "tracecost-$bg" "$bg"; then
 	i=0
 	while kill -0 -"$bg" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 	bg=""
-	has_instance "tracecost-$(cat "$tmp/pg")" && [ -e "$STATE" ] &&
+	has_instance "tracecost-$(cat "$tmp/pg")" && state_of "$(cat "$tmp/pg")" &&
 		ok "kill -9: instance and state file left behind" ||
 		not_ok "kill -9: nothing left to restore?"
 	"$TC" $S --profiles none,syscalls --workloads getpid --calls 1000 --repeat 1 \
@@ -316,11 +380,11 @@ if wait_instance "tracecost-$bg" "$bg"; then
 	else
 		not_ok "tracecost restore: $(cat "$tmp/restore.out")"
 	fi
-	snap >"$tmp/after"
-	if cmp -s "$tmp/before" "$tmp/after" && [ ! -e "$STATE" ]; then
-		ok "after restore: settings equal before and after, no state file"
+	snap_ours "$(cat "$tmp/pg")" >"$tmp/ours1"
+	if cmp -s "$tmp/ours0" "$tmp/ours1"; then
+		ok "after restore: the killed run's instance and state file gone"
 	else
-		not_ok "after restore: $(diff "$tmp/before" "$tmp/after" | head -5)"
+		not_ok "after restore: $(diff "$tmp/ours0" "$tmp/ours1" | head -5)"
 	fi
 	"$TC" restore | grep -q "nothing to restore" && ok "restore again: nothing to restore" ||
 		not_ok "restore again"
@@ -328,6 +392,8 @@ else
 	not_ok "kill -9: no instance seen"
 	"$TC" restore >/dev/null 2>&1
 fi
+snap >"$tmp/after"
+top_note "$tmp/before" "$tmp/after" "after the trials"
 mounted >"$tmp/mnt1"
 cmp -s "$tmp/mnt0" "$tmp/mnt1" && ok "no tracefs or debugfs mount added or removed" ||
 	not_ok "mounts changed: $(diff "$tmp/mnt0" "$tmp/mnt1")"

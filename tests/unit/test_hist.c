@@ -131,30 +131,67 @@ static uint64_t ref_rank(uint64_t n, uint64_t p_millionths)
 }
 
 /*
- * Expected tc_stats_value_at_rank(): exact at rank 1 (min) and n (max), exact
- * from the heap when the rank is among its @heap_len values, exact below 4096, h->max for overflow samples, else the
- * lower bound of the sample's bucket.
+ * Expected tc_stats_value_range() from the sorted samples: exact at rank 1
+ * (min), n (max) and among the heap's @heap_len largest values; otherwise the
+ * sample's bucket ([TC_HIST_LIMIT, max] for an overflow sample) cut to
+ * [min, max] and to at most the heap's smallest value; exact when that leaves
+ * one value. Returns the lower end, *@upper the upper end.
  */
-static uint64_t expect_at_rank(const uint64_t *sorted, uint64_t n, uint64_t rank,
-			       uint32_t heap_len, bool *exact)
+static uint64_t expect_range(const uint64_t *sorted, uint64_t n, uint64_t rank,
+			     uint32_t heap_len, uint64_t *upper)
 {
-	uint64_t v = sorted[rank - 1];
+	uint64_t v = sorted[rank - 1], lo, hi;
 
-	/* the smallest and the largest sample are known exactly (min, max) */
 	if (rank == 1 || rank == n || (heap_len && rank > n - heap_len)) {
-		*exact = true;
+		*upper = v;
 		return v;
 	}
 	if (v >= TC_HIST_LIMIT) {
-		*exact = false;
-		return sorted[n - 1];
+		lo = TC_HIST_LIMIT;
+		hi = sorted[n - 1];
+	} else {
+		uint32_t bv = tc_hist_bucket(v);
+		uint64_t a = 0, b = v;
+
+		/* the bucket's ends by bisection on tc_hist_bucket(), not its formula */
+		while (a < b) {
+			uint64_t m = a + (b - a) / 2;
+
+			if (tc_hist_bucket(m) == bv)
+				b = m;
+			else
+				a = m + 1;
+		}
+		lo = a;
+		a = v;
+		b = TC_HIST_LIMIT - 1;
+		while (a < b) {
+			uint64_t m = a + (b - a + 1) / 2;
+
+			if (tc_hist_bucket(m) == bv)
+				a = m;
+			else
+				b = m - 1;
+		}
+		hi = a;
 	}
-	if (v < TC_HIST_EXACT) {
-		*exact = true;
-		return v;
-	}
-	*exact = false;
-	return tc_hist_bucket_lower(tc_hist_bucket(v));
+	if (lo < sorted[0])
+		lo = sorted[0];
+	if (hi > sorted[n - 1])
+		hi = sorted[n - 1];
+	if (heap_len && hi > sorted[n - heap_len])
+		hi = sorted[n - heap_len];
+	*upper = hi;
+	return lo;
+}
+
+static uint64_t expect_at_rank(const uint64_t *sorted, uint64_t n, uint64_t rank,
+			       uint32_t heap_len, bool *exact)
+{
+	uint64_t hi, lo = expect_range(sorted, n, rank, heap_len, &hi);
+
+	*exact = lo == hi;
+	return lo;
 }
 
 /* A figure said to be inexact is a lower bound within 1/256 of the true value. */
@@ -677,6 +714,16 @@ static void check_rank(const struct tc_hist *h, const struct tc_topn *t,
 	CHECK(ex == want_ex, c);
 	if (!ex)
 		check_rel_error(got, sorted[rank - 1], c);
+	/* the bounds hold the true sample, inside [min, max]; exact is exact */
+	{
+		uint64_t up = 0, lo = tc_stats_value_range(h, t, rank, &up);
+
+		CHECK_EQ(lo, got, c);
+		CHECK(lo <= sorted[rank - 1] && sorted[rank - 1] <= up, c);
+		CHECK(lo >= sorted[0] && up <= sorted[n - 1], c);
+		CHECK(ex == (lo == up), c);
+		CHECK_EQ(tc_stats_value_range(h, t, rank, NULL), lo, c);
+	}
 	/* NULL exact pointer accepted, same value. */
 	CHECK_EQ(tc_stats_value_at_rank(h, t, rank, NULL), want, c);
 	if (!t) {
@@ -776,6 +823,25 @@ static void run_case(const uint64_t *x, uint64_t n, const char *label, uint64_t 
 				check_rel_error(s.percentile, sorted[r - 1], ctx);
 			CHECK_EQ(s.median, want_med, ctx);
 			CHECK(s.median_exact == want_mex, ctx);
+			{
+				uint64_t up, mup;
+
+				expect_range(sorted, n, r, len, &up);
+				expect_range(sorted, n, rm, len, &mup);
+				CHECK_EQ(s.percentile_upper, up, ctx);
+				CHECK_EQ(s.median_upper, mup, ctx);
+			}
+			/* no figure contradicts another */
+			CHECK(s.min <= s.median && s.median <= s.median_upper &&
+			      s.median_upper <= s.max, ctx);
+			CHECK(s.min <= s.percentile && s.percentile <= s.percentile_upper &&
+			      s.percentile_upper <= s.max, ctx);
+			CHECK(sorted[rm - 1] >= s.median && sorted[rm - 1] <= s.median_upper, ctx);
+			CHECK(sorted[r - 1] >= s.percentile && sorted[r - 1] <= s.percentile_upper,
+			      ctx);
+			if (pcts[k].p >= 50)
+				CHECK(s.percentile >= s.median &&
+				      s.percentile_upper >= s.median_upper, ctx);
 			CHECK_EQ(s.highest, len ? len : 1, ctx);
 			CHECK(fabsl(s.max_avg - top) <= top * 1e-15L, ctx);
 		}
@@ -859,6 +925,90 @@ static void test_brute_overflow_few(void **state tc_unused)
 static void test_brute_overflow_many(void **state tc_unused)
 {
 	run_shape(SHAPE_OVERFLOW_MANY, 15);
+}
+
+/*
+ * Issue 22 item 17: samples above the exact range whose minimum lies inside
+ * the median's bucket, above the bucket's lower end (the seed table's
+ * irqsoff+ preempt: min 6757, median bucket [6752, 6767], median printed
+ * 6752). For every power of two of the range and the overflow, a minimum at
+ * each offset inside a bucket: the median and the percentiles never fall
+ * below the minimum or above the maximum, each holds the true sample between
+ * its bounds, and a figure is exact only when it is the true sample.
+ */
+static void test_stats_order_whole_range(void **state tc_unused)
+{
+	static const double ps[] = { 50, 90, 99, 99.9 };
+	struct tc_hist *h = hist_new();
+	struct tc_topn *t = topn_new(3);
+	uint64_t x[41], sorted[41], st = test_state(17);
+	unsigned int e, off, i, k, trial = 0;
+
+	for (e = 12; e <= TC_HIST_MAX_BITS; e++) {
+		for (off = 0; off < 6; off++) {
+			/* bucket width at 2^e: 2^(e - 8); the overflow: 2^44 on */
+			uint64_t base = e < TC_HIST_MAX_BITS ?
+					tc_hist_bucket_lower(tc_hist_bucket((1ULL << e) +
+									    (3ULL << (e - 8)))) :
+					TC_HIST_LIMIT;
+			uint64_t width = e < TC_HIST_MAX_BITS ? 1ULL << (e - 8) : 1ULL << 40;
+			struct tc_stats s;
+			char ctx[96];
+
+			tc_hist_init(h);
+			tc_topn_init(t, off & 1 ? 3 : 1);
+			for (i = 0; i < TC_ARRAY_SIZE(x); i++) {
+				/* min at an offset inside the bucket, the others above it */
+				uint64_t lo = base + (off * width) / 6 + (off ? 1 : 0);
+				uint64_t span = base + width - lo;
+
+				x[i] = i == 0 ? lo : lo + tc_test_rand_below(&st, span ? span : 1);
+				if (off == 5 && i > 30)	/* a tail in higher buckets */
+					x[i] = lo + width * (1 + tc_test_rand_below(&st, 40));
+				tc_hist_add(h, x[i]);
+				tc_topn_add(t, x[i]);
+			}
+			memcpy(sorted, x, sizeof(x));
+			qsort(sorted, TC_ARRAY_SIZE(x), sizeof(*sorted), cmp_u64);
+			for (k = 0; k < TC_ARRAY_SIZE(ps); k++, trial++) {
+				uint64_t n = TC_ARRAY_SIZE(x);
+				uint64_t rm = ref_rank(n, 50000000);
+				uint64_t r = tc_stats_rank(n, ps[k]);
+
+				snprintf(ctx, sizeof(ctx), "e=%u off=%u p=%g min=%llu", e, off,
+					 ps[k], U64(sorted[0]));
+				CHECK(tc_stats_compute(&s, h, t, ps[k]) == 0, ctx);
+				CHECK_EQ(s.min, sorted[0], ctx);
+				CHECK(s.median >= s.min && s.median_upper <= s.max, ctx);
+				CHECK(s.percentile >= s.median && s.percentile <= s.max, ctx);
+				CHECK(s.median <= sorted[rm - 1] && sorted[rm - 1] <= s.median_upper,
+				      ctx);
+				CHECK(s.percentile <= sorted[r - 1] &&
+				      sorted[r - 1] <= s.percentile_upper, ctx);
+				CHECK(!s.median_exact || s.median == sorted[rm - 1], ctx);
+				CHECK(!s.percentile_exact || s.percentile == sorted[r - 1], ctx);
+			}
+		}
+	}
+	assert_int_equal(trial, (TC_HIST_MAX_BITS - 12 + 1) * 6 * 4);
+	/* the seed table's cell itself: 6757 then 40 values in [6757, 6767] */
+	tc_hist_init(h);
+	tc_topn_init(t, 1);
+	for (i = 0; i < 41; i++) {
+		tc_hist_add(h, 6757 + i % 11);
+		tc_topn_add(t, 6757 + i % 11);
+	}
+	{
+		struct tc_stats s;
+
+		assert_int_equal(tc_stats_compute(&s, h, t, 99), 0);
+		assert_int_equal(s.min, 6757);
+		assert_int_equal(s.median, 6757);
+		assert_int_equal(s.median_upper, 6767);
+		assert_false(s.median_exact);
+	}
+	free(h);
+	free(t);
 }
 
 /* ---------------------------------------------------------------- merge */
@@ -1016,6 +1166,7 @@ int main(void)
 		cmocka_unit_test(test_brute_wide),
 		cmocka_unit_test(test_brute_overflow_few),
 		cmocka_unit_test(test_brute_overflow_many),
+		cmocka_unit_test(test_stats_order_whole_range),
 		cmocka_unit_test(test_merge_random),
 	};
 

@@ -1,0 +1,76 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Progress of the kernel builds of `make kernels` (kernel/build.sh keeps
+# kbuild's output in CACHE/NAME-HASH/build.log): run COMMAND and, every
+# PROGRESS seconds (default 60) while a build log grows, print one line
+#   kernels: debug: compiling, 1234 of about 1650 kbuild steps, 6m00s, last: CC fs/open.o
+# (the "about" figure is the step count of the last finished build of the
+# same kernel in CACHE, when there is one). So `make check`'s kernel stage
+# and `make check-seed-table` say what they are doing instead of the last
+# line before the compiler started. Nothing under V=1 (kbuild's output is
+# shown live then). kernel/build.sh itself is left alone: it is part of the
+# hash that names its cached builds.
+# Usage: scripts/kbuild-progress.sh CACHE COMMAND...
+set -u
+cache=$1
+shift
+every=${PROGRESS:-60}
+if [ "${V:-0}" = 1 ]; then
+	exec "$@"
+fi
+stamp=$(mktemp)
+"$@" &
+pid=$!
+# Ctrl-C and TERM: the build (same process group on a terminal) ends too;
+# report its status (130 after Ctrl-C)
+trap 'kill -TERM $pid 2>/dev/null' INT TERM
+
+steps() { grep -cE '^  [A-Z][A-Z0-9_]* +[^ ]' "$1" 2>/dev/null || true; }
+# the log of a build started by this command (kernel/build.sh writes
+# .tracecost-expect when it starts one), the one written last: a build that
+# another user of a shared cache runs meanwhile is not ours to report
+newest_log() {
+	for e in $(find "$cache" -mindepth 2 -maxdepth 2 -name .tracecost-expect -newer "$stamp" \
+		   2>/dev/null); do
+		[ -f "${e%/*}/build.log" ] && echo "${e%/*}/build.log"
+	done | xargs -r ls -t 2>/dev/null | head -1
+}
+fmt_time() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
+
+(
+	trap 'kill $s 2>/dev/null; exit 0' TERM
+	s= last_size=-1
+	while :; do
+		sleep "$every" >/dev/null 2>&1 </dev/null &
+		s=$!
+		wait $s
+		log=$(newest_log)
+		[ -n "$log" ] && [ ! -f "$(dirname "$log")/.tracecost-built" ] || continue
+		size=$(wc -c <"$log")
+		[ "$size" != "$last_size" ] || continue
+		last_size=$size
+		t=$(($(date +%s) - $(stat -c %Y "$(dirname "$log")/.tracecost-expect")))
+		dir=$(basename "$(dirname "$log")")
+		name=${dir%-*}
+		n=$(steps "$log")
+		of=""
+		for d in "$cache/$name"-*; do
+			[ "$d" != "$cache/$dir" ] && [ -f "$d/.tracecost-built" ] || continue
+			tot=$(steps "$d/build.log")
+			[ "$n" -lt "$tot" ] && of=" of about $tot"
+			break
+		done
+		lastl=$(grep -E '^  [A-Z][A-Z0-9_]* +[^ ]' "$log" | tail -1 | sed 's/^ *//; s/  */ /g')
+		echo "kernels: $name: compiling, $n$of kbuild steps, $(fmt_time $t), last: $lastl"
+	done
+) &
+hb=$!
+wait $pid
+rc=$?
+# a signal interrupted the first wait: wait for the build's own end
+kill -0 $pid 2>/dev/null && { wait $pid; rc=$?; }
+kill $hb 2>/dev/null
+wait $hb 2>/dev/null
+rm -f "$stamp"
+exit $rc

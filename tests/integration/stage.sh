@@ -1,0 +1,123 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# What make check says about itself (issue 22, items 13 and 18), with
+# stand-in commands instead of real stages: scripts/stage.sh prints SKIP with
+# the whole reason for a stage that was skipped (PASS and SKIP for one that
+# was partly), records it for the last line, and leaves no heartbeat sleep
+# holding its output open; scripts/check-plan.sh names the stages it will
+# skip in make check's first line (packages missing: a stand-in dpkg-query)
+# and those it skipped in the last, failing under CI=true;
+# scripts/kbuild-progress.sh prints the kernel build's progress from its log.
+# Asserts what is printed, never how long anything took.
+# Usage: tests/integration/stage.sh
+set -u
+top=$(readlink -f "$(dirname "$(readlink -f "$0")")/../..")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok   - $1"; }
+not_ok() { fail=$((fail + 1)); echo "FAIL - $1"; }
+check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
+cd "$tmp" || exit 1
+
+long="run make deps-kernel deps-kernels as root to install QEMU and linux-source-6.1, then make check again"
+# a stage of which nothing ran
+V=0 sh "$top/scripts/stage.sh" log kernel sh -c "echo 'check-kernel: skipped ($long)'" >out1.txt 2>&1
+check "skipped stage: exit 0, SKIP with the whole reason, no PASS" \
+	'[ $? -eq 0 ] && grep -q "^  SKIP    kernel  .* check-kernel: skipped ($long)\$" out1.txt &&
+	 ! grep -q PASS out1.txt'
+check "skipped stage: recorded for make check's last line" \
+	'grep -qx "kernel: check-kernel: skipped ($long)" log/skipped'
+# a stage of which a part ran
+V=0 sh "$top/scripts/stage.sh" log vm sh -c "echo 'vm: 3 passed, 0 failed'; echo 'check-vm-debug: skipped (no debug kernel)'" \
+	>out2.txt 2>&1
+check "partly skipped stage: PASS with the count, SKIP with the reason" \
+	'grep -q "^  PASS    vm .*vm: 3 passed, 0 failed\$" out2.txt &&
+	 grep -q "^  SKIP    vm  .*check-vm-debug: skipped (no debug kernel)\$" out2.txt &&
+	 [ $(wc -l <log/skipped) -eq 2 ]'
+V=0 sh "$top/scripts/stage.sh" log unit sh -c "echo 'unit: 9 passed, 0 failed'" >out3.txt 2>&1
+check "a stage that ran whole: PASS, nothing recorded" \
+	'grep -q "^  PASS    unit .*unit: 9 passed, 0 failed\$" out3.txt && ! grep -q SKIP out3.txt &&
+	 [ $(wc -l <log/skipped) -eq 2 ]'
+V=0 sh "$top/scripts/stage.sh" log bad sh -c "echo 'FAIL - x'; exit 3" >out4.txt 2>&1
+check "a failing stage: its status, FAIL" '[ $? -eq 3 ] && grep -q "^  FAIL    bad " out4.txt'
+
+# The heartbeat (one line per HEARTBEAT s when not on a terminal): once the
+# stage has returned, no process of it still has its output open (before,
+# a "sleep 60" kept the pipe of make check open for up to a minute).
+HEARTBEAT=30 V=0 sh "$top/scripts/stage.sh" log quick sh -c "echo 'quick: 1 passed'" >hb.txt 2>&1
+held=""
+for p in /proc/[0-9]*; do
+	[ "$(readlink "$p/fd/1" 2>/dev/null)" = "$tmp/hb.txt" ] && held="$held ${p#/proc/}"
+done
+check "heartbeat: nothing holds the output open after the stage (held by:${held:- none})" \
+	'[ -z "$held" ]'
+
+# make check's first and last lines
+mkdir bin
+cat >bin/dpkg-query <<'DQ'
+#!/bin/sh
+# stand-in: the cross compiler and QEMU are not installed, the rest is
+for a; do p=$a; done
+case "$*" in *Version*) echo 1:8.2; exit 0 ;; esac
+case $p in
+gcc-aarch64-linux-gnu | qemu-system-x86) echo "unknown ok not-installed" ;;
+*) printf 'install ok installed' ;;
+esac
+DQ
+chmod +x bin/dpkg-query
+PATH=$tmp/bin:$PATH sh "$top/scripts/check-plan.sh" first >first.txt 2>&1
+check "first line: the stages that will be skipped and why" \
+	'[ $(wc -l <first.txt) -eq 1 ] &&
+	 grep -q "^check: will skip aarch64, kernel, noise-vm, vm: aarch64 packages missing; kernel packages missing; " first.txt'
+sh "$top/scripts/check-plan.sh" last log >last.txt 2>&1
+rc=$?
+check "last line: the skipped stages, exit 0 outside CI" \
+	'[ $rc -eq 0 ] && tail -1 last.txt | grep -q "^check: every test that ran passed; 2 part(s) skipped in stage(s) kernel, vm" &&
+	 grep -q "^check: skipped: kernel: check-kernel: skipped ($long)\$" last.txt'
+CI=true sh "$top/scripts/check-plan.sh" last log >ci.txt 2>&1
+rc=$?
+check "last line under CI=true: exit 1, names the skipped stages" \
+	'[ $rc -eq 1 ] && tail -1 ci.txt | grep -q "^check: FAILED under CI=true: 2 part(s) skipped in stage(s) kernel, vm"'
+rm log/skipped
+CI=true sh "$top/scripts/check-plan.sh" last log >none.txt 2>&1
+check "nothing skipped: exit 0 under CI=true" '[ $? -eq 0 ] && grep -qx "check: all test groups passed, none skipped" none.txt'
+# the check target's recipe: packages first, the plan's line, the stages, the last line
+awk '/^check: / { r = 1; print; next } r && /^\t/ { print; next } r { exit }' "$top/Makefile" >recipe.txt
+check "make check: installs through check-plan.sh deps, first and last lines from it" \
+	'head -1 recipe.txt | grep -qx "check: deps-check" &&
+	 sed -n 3p recipe.txt | grep -q "check-plan.sh first" &&
+	 tail -1 recipe.txt | grep -q "check-plan.sh last \$(O)/log" &&
+	 grep -A1 "^deps-check:" "$top/Makefile" | grep -q "check-plan.sh deps"'
+
+# The kernel build's progress, from a stand-in build writing a kbuild log
+mkdir -p kc/debug-old
+: >kc/debug-old/.tracecost-built
+printf '  CC      a.o\n' >kc/debug-old/build.log
+for i in $(seq 100); do printf '  CC      f%d.o\n' "$i"; done >kc/debug-old/build.log
+cat >build.sh <<'KB'
+d=$1/debug-abc; mkdir -p $d; : >$d/.tracecost-expect; : >$d/build.log
+for i in 1 2 3 4 5 6 7 8; do printf '  CC      kernel/f%d.o\n' $i >>$d/build.log; sleep 1; done
+: >$d/.tracecost-built; echo "kernels: debug built"
+KB
+# another user's build in the shared cache, started before ours, still writing
+mkdir -p kc/other-def
+: >kc/other-def/.tracecost-expect
+(for i in $(seq 12); do printf '  CC      other/f%d.o\n' "$i" >>kc/other-def/build.log; sleep 1; done) &
+other=$!
+sleep 1
+PROGRESS=2 sh "$top/scripts/kbuild-progress.sh" kc sh build.sh kc >kb.txt 2>&1
+rc=$?
+wait $other
+check "kernel build progress: steps done of the last build's count, then the end" \
+	'[ $rc -eq 0 ] && grep -Eq "^kernels: debug: compiling, [1-8] of about 100 kbuild steps, [0-9]+m[0-9]{2}s, last: CC kernel/f[1-8].o$" kb.txt &&
+	 tail -1 kb.txt | grep -qx "kernels: debug built"'
+check "kernel build progress: another user's build in the cache is not reported as ours" \
+	'! grep -q "other" kb.txt'
+sh "$top/scripts/kbuild-progress.sh" kc sh -c "exit 7" >/dev/null 2>&1
+check "kernel build progress: the build's exit status" '[ $? -eq 7 ]'
+
+echo "stage: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
