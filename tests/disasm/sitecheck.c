@@ -408,8 +408,17 @@ static bool is_site_nop(const struct obj *o, const cs_insn *in)
 	return in->size == 4 && !memcmp(in->bytes, a64, 4);
 }
 
+/* Is @n one of the names of the NULL-terminated @list? */
+static bool name_in(const char *n, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(n, *list))
+			return true;
+	return false;
+}
+
 /* Append to @buf (size MAX_KEY) with snprintf semantics, never overflowing. */
-static void cat(char *buf, const char *fmt, ...)
+static void __attribute__((format(printf, 2, 3))) cat(char *buf, const char *fmt, ...)
 {
 	size_t l = strlen(buf);
 	va_list ap;
@@ -429,9 +438,13 @@ static void reg_key(char *k, csh cs, const struct obj *o, unsigned int reg, unsi
 	if (!n)
 		n = "?";
 	if (o->arch == CS_ARCH_X86) {
-		if (!strcmp(n, "rsp") || !strcmp(n, "esp") || !strcmp(n, "rbp") ||
-		    !strcmp(n, "rip") || !strncmp(n, "xmm", 3) || strlen(n) == 2)
-			cat(k, "%s", strlen(n) == 2 && n[1] == 's' ? n : (n[0] == 'x' ? "xmm" : n));
+		static const char *const kept[] = { "rsp", "esp", "rbp", "ebp", "rip",
+			"cs", "ds", "es", "fs", "gs", "ss", NULL };
+
+		if (name_in(n, kept))
+			cat(k, "%s", n);
+		else if (!strncmp(n, "xmm", 3))
+			cat(k, "xmm");
 		else
 			cat(k, "r%u", size * 8);
 	} else {
@@ -699,14 +712,6 @@ static const char *const cls_name[NR_CLS] = {
 	[C_LOAD] = "loads", [C_STORE] = "stores", [C_STACK] = "stack accesses (spills)",
 	[C_PAD] = "alignment NOPs", [C_FRAME] = "frame", [C_OTHER] = "other",
 };
-
-static bool name_in(const char *n, const char *const *list)
-{
-	for (; *list; list++)
-		if (!strcmp(n, *list))
-			return true;
-	return false;
-}
 
 /*
  * The function's own frame, as scripts/subject-size.sh counts it (a site
