@@ -91,6 +91,8 @@ PEER_LTTNG_SO	:= $(if $(TC_HAVE_LTTNG),$(O)/peers/libtracecost-lttng.so)
 UNIT_SRCS	:= $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS	:= $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/%)
 UNIT_COMMON	:= $(O)/tests/unit/helpers.o
+# the disassembly test's reader (issue 17; tests/disasm/sitecheck.c)
+SITECHECK	:= $(O)/tests/disasm/sitecheck
 
 LIBTC		:= $(O)/libtracecost.a
 LIBTC_SO	:= $(O)/libtracecost.so.$(VERSION)
@@ -118,12 +120,13 @@ export V
 # make run RUN_ARGS="--runs 10 --samples 1000000"
 RUN_ARGS	?= --runs 5 --repeat 2 --samples 1000000
 
-.PHONY: all run check deps-check check-unit check-san check-tsan check-integration bench deps clean asm \
+.PHONY: all run check deps-check check-unit check-sites check-san check-tsan check-integration bench \
+	deps clean asm \
 	check-aarch64 deps-aarch64 check-aarch64-if-available \
 	check-kernel deps-kernel check-kernel-if-available check-fuzz kernels deps-kernels \
 	check-kernel-debug check-noise-vm check-noise-vm-if-available check-vm \
 	check-vm-if-available seed-table check-seed-table
-all: $(TRACECOST) $(UNIT_BINS) $(LIBTC_SO)
+all: $(TRACECOST) $(UNIT_BINS) $(LIBTC_SO) $(if $(CROSS_COMPILE),,$(SITECHECK))
 
 $(O)/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h) Makefile
 	@mkdir -p $(dir $@)
@@ -132,6 +135,16 @@ $(O)/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h) Makefile
 
 # helpers.o of the unit tests is kept (no "rm" line after every build)
 .SECONDARY:
+
+# The disassembly test (issue 17, tests/disasm/): a host tool that reads
+# x86-64 and AArch64 subject objects with libelf and capstone, built with the
+# host compiler also when CROSS_COMPILE is set (make check-aarch64 runs it on
+# the cross-built objects).
+HOSTCC		?= $(if $(CROSS_COMPILE),gcc,$(CC))
+$(SITECHECK): tests/disasm/sitecheck.c Makefile
+	@mkdir -p $(dir $@)
+	$(quiet) LD $(@:$(O)/%=%)
+	$(Q)$(HOSTCC) -std=gnu11 -g -O2 $(WARNFLAGS) -o $@ $< -lelf -lcapstone
 
 subj_cfg_stock	:= -DTC_SUBJECT_HOOKS=0 -DTC_SUBJECT_PROBES=0
 subj_cfg_call	:= -DTC_SUBJECT_HOOKS=1 -DTC_SUBJECT_PROBES=0
@@ -341,6 +354,13 @@ run: deps
 check-unit: $(UNIT_BINS)
 	@sh tests/run-unit.sh $(O) $(UNIT_BINS)
 
+# A disabled static-key site is the stock code plus one NOP, read from the
+# objects (tests/disasm/sites.sh): this build's subject objects, then the
+# subject built again with gcc -O3, clang -O1..-O3 and -fPIC; gcc -O1/-Os and
+# clang -Os are printed, not asserted (see the script).
+check-sites: $(SITECHECK) $(O)/subjects/toggle_stock.o $(O)/subjects/toggle_static.o
+	@SITES_CC="$(CC)" SITES_OPT="$(OPTFLAGS) $(EXTRA_CFLAGS)" sh tests/disasm/sites.sh $(O)
+
 check-san:
 	@$(MAKE) --no-print-directory SAN=1 check-unit
 
@@ -362,7 +382,8 @@ check-tsan:
 QEMU_AARCH64	?= qemu-aarch64
 check-aarch64: deps-aarch64
 	@$(MAKE) --no-print-directory CROSS_COMPILE=aarch64-linux-gnu- O=$(O)-arm64 all
-	@sh tests/cross/aarch64.sh $(O)-arm64 $(QEMU_AARCH64)
+	@$(MAKE) --no-print-directory $(SITECHECK)
+	@SITECHECK=$(SITECHECK) sh tests/cross/aarch64.sh $(O)-arm64 $(QEMU_AARCH64)
 
 deps-aarch64:
 	@sh scripts/deps.sh aarch64
@@ -399,6 +420,7 @@ check: deps-check
 	@sh scripts/check-plan.sh first
 	$(STAGE) build $(MAKE) --no-print-directory all
 	$(STAGE) unit $(MAKE) --no-print-directory check-unit
+	$(STAGE) sites $(MAKE) --no-print-directory check-sites
 	$(STAGE) integration $(MAKE) --no-print-directory check-integration
 	$(STAGE) install $(MAKE) --no-print-directory check-install
 	$(STAGE) san $(MAKE) --no-print-directory check-san
@@ -560,6 +582,7 @@ check-fuzz:
 bench: deps
 	@$(MAKE) --no-print-directory $(TRACECOST)
 	@sh bench/run.sh $(TRACECOST)
+	@sh bench/nop.sh $(TRACECOST)
 	@sh bench/system.sh $(TRACECOST)
 	@sh bench/verdicts.sh $(TRACECOST)
 

@@ -29,7 +29,19 @@
 
 /* Return address of the current function's caller (the kernel's _RET_IP_). */
 #define TC_RET_IP		((unsigned long)__builtin_return_address(0))
-/* Address of the current code location (the kernel's _THIS_IP_). */
+/*
+ * Address of the current code location (the kernel's _THIS_IP_). Clang
+ * cannot inline a function that takes a label's address (LLVM's blockaddress),
+ * always_inline or not: a toggle using TC_THIS_IP would stay a call, with
+ * its static-key sites out of the caller. There it is read by the
+ * instruction itself (lea / adr).
+ */
+#if defined(__clang__) && defined(__x86_64__)
+#define TC_THIS_IP		({ unsigned long __ip; __asm__("lea 0(%%rip), %0" : "=r"(__ip)); __ip; })
+#elif defined(__clang__) && defined(__aarch64__)
+#define TC_THIS_IP		({ unsigned long __ip; __asm__("adr %0, ." : "=r"(__ip)); __ip; })
+#else
 #define TC_THIS_IP		({ __label__ __here; __here: (unsigned long)&&__here; })
+#endif
 
 #endif /* TRACECOST_COMPILER_H */

@@ -3,7 +3,8 @@
 #
 # The AArch64 build, run under qemu-user on this x86-64 machine (make
 # check-aarch64): every unit test, then a short user-suite run whose file
-# compare reads. The static-key tests must pass here: after every flip they
+# compare reads, and the disassembly test of the disabled sites on the
+# cross-built objects (SITECHECK, the host's tests/disasm/sitecheck). The static-key tests must pass here: after every flip they
 # check the site's bytes (NOP or B to the entry's target) and the branch the
 # code takes, with other threads running the sites. No timing is asserted:
 # under emulation the counter and the figures mean nothing.
@@ -75,6 +76,34 @@ sizes=$(jq -r '[.user.configurations[] | select(.name == "stock" or .name == "st
 set -- $sizes
 [ $# -eq 2 ] && [ "$2" -eq $(($1 + 1)) ] && ok "irq_disable site: stock $1, static $2 instructions" ||
 	bad "irq_disable site instructions (stock static): '$sizes'"
+# 3. the disabled sites read from the cross-built objects (issue 17,
+# tests/disasm/sitecheck.c, a host program): each one 4-byte NOP, no jump,
+# load, store or spill more than stock's; this build's objects, then -O3
+if [ -n "${SITECHECK:-}" ]; then
+	for o in this -O3; do
+		d=$odir
+		if [ "$o" != this ]; then
+			d=$tmp/a64$o
+			if ! make -s --no-print-directory CROSS_COMPILE=aarch64-linux-gnu- O="$d" \
+				OPTFLAGS="$o" "$d/subjects/toggle_stock.o" "$d/subjects/toggle_static.o" \
+				> "$tmp/build$o" 2>&1; then
+				bad "AArch64 subject at $o does not build: $(tail -n 3 "$tmp/build$o")"
+				continue
+			fi
+		fi
+		if "$SITECHECK" "$d/subjects/toggle_stock.o" "$d/subjects/toggle_static.o" \
+			> "$tmp/sites$o" 2>&1; then
+			ok "disabled sites ($(echo "$o" | sed 's/^this$/this build'"'"'s/') objects):" \
+				"$(tail -n 1 "$tmp/sites$o" | sed 's/ (.*//')"
+		else
+			bad "disabled sites ($o objects): not stock + one NOP per site"
+			grep -v '^  ok' "$tmp/sites$o" | head -n 60
+		fi
+	done
+else
+	echo "skipped: disabled sites (SITECHECK not set: make check-aarch64 sets it)"
+fi
+
 if "$qemu" "$odir/tracecost" compare "$tmp/u.json" > "$tmp/c.txt" 2>&1 &&
 	grep -q 'IRQ Metrics' "$tmp/c.txt"; then
 	ok "tracecost compare reads the AArch64 file"
