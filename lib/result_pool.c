@@ -67,6 +67,26 @@ static const char *misfit(const struct tc_result_file *f, const struct tc_result
 	}
 	if (f->do_work != g->do_work)
 		return "another --do-work";
+	/* what the header of a group says must hold for each of its files */
+	if (f->nr_cpus != g->nr_cpus) {
+		snprintf(buf, len, "measured on %d CPU%s, not %d (header field cpus)", g->nr_cpus,
+			 g->nr_cpus == 1 ? "" : "s", f->nr_cpus);
+		return buf;
+	}
+	if (strcmp(f->machine ? f->machine : "", g->machine ? g->machine : "")) {
+		snprintf(buf, len, "machine %.32s, not %.32s (header field uname.machine)",
+			 g->machine ? g->machine : "?", f->machine ? f->machine : "?");
+		return buf;
+	}
+	if (strcmp(f->emulation ? f->emulation : "", g->emulation ? g->emulation : "")) {
+		snprintf(buf, len, "%.80s, not %.80s (header field host.emulation)",
+			 g->emulation && *g->emulation ? g->emulation : "native",
+			 f->emulation && *f->emulation ? f->emulation : "native");
+		return buf;
+	}
+	if (f->deterministic != g->deterministic)
+		return g->deterministic ? "counted under QEMU -icount, not timed (header field vm)" :
+		       "timed, not counted under QEMU -icount (header field vm)";
 	if ((f->freq_hz > 0) != (g->freq_hz > 0) ||
 	    (f->freq_hz > 0 && fabs(g->freq_hz / f->freq_hz - 1) > SAME_RATE)) {
 		snprintf(buf, len, "counter at %.6g Hz, not %.6g Hz", g->freq_hz, f->freq_hz);

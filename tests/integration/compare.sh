@@ -112,6 +112,15 @@ check "a b (json): each cell says what its interval covers and its sessions" \
 	'jq -e "[.sections[].rows[].cells[5:][] | .interval == \"between sessions\" and .sessions == 1] | all" "$tmp/ab.json" >/dev/null'
 expect_usage "a file given twice in a group" compare "$tmp/a.json,$tmp/a.json"
 check "a file given twice: the line says so" 'grep -q "given twice" "$tmp/stderr"'
+# a group describes itself by its first file: mixed groups are refused, naming the field
+"$TC" run --cpus 0,1 --samples 2000 --repeat 2 --json "$tmp/cpus2.json" >/dev/null 2>&1
+expect_usage "a group of 1-CPU and 2-CPU files" compare "$tmp/a.json,$tmp/cpus2.json:stock"
+check "mixed CPUs: the line names the field" 'grep -q "header field cpus" "$tmp/stderr"'
+jq '.host.emulation = "aarch64 binary on an x86_64 kernel" | .start = "emulated"' "$tmp/a.json" >"$tmp/emul.json"
+expect_usage "a group of native and emulated files" compare "$tmp/a.json,$tmp/emul.json:stock"
+check "mixed emulation: the line names the field" 'grep -q "host.emulation" "$tmp/stderr"'
+jq '.uname.machine = "aarch64" | .start = "arm"' "$tmp/a.json" >"$tmp/arm.json"
+expect_usage "a group of x86_64 and aarch64 files" compare "$tmp/a.json,$tmp/arm.json:stock"
 check "a b (json): do_work recorded per column" \
 	'jq -e "[.columns[].do_work] == [false,false,false,false,false,true,true,true,true,true]" "$tmp/ab.json" >/dev/null'
 
