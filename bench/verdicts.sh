@@ -25,9 +25,17 @@
 #     between two such files that this machine resolves.
 #  4. A/A, system suite: M columns of R interleaved invocations of
 #     `--suite system --profiles none`, every pair compared, false alarms.
+#  5. A/A, sequential sessions, as a user takes them: Q files one after
+#     another, each one invocation of `tracecost run --runs 3` (a session);
+#     (a) every pair of single files: with one session a side the
+#     between-session spread is unknown, so each cell must be "?", never a
+#     verdict (before sessions were the unit, 13 % of such cells were false
+#     alarms); (b) groups of 3 sessions a side, taken AAA...BBB (files 1-3
+#     against 4-6, ...) and ABAB (odd against even files): false alarms,
+#     goal at most 5 %; "?" rate.
 # Usage: bench/verdicts.sh path/to/tracecost
 #   (VERDICT_FILES=10, VERDICT_RUNS=5, VERDICT_SAMPLES=100000, VERDICT_BATCH=64,
-#    VERDICT_SYS_FILES=6)
+#    VERDICT_SYS_FILES=6, VERDICT_SEQ_FILES=12; VERDICT_ONLY=sequential runs 5 alone)
 set -eu
 TC=$1
 N=${VERDICT_FILES:-10}
@@ -38,7 +46,9 @@ M=${VERDICT_SYS_FILES:-6}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+Q=${VERDICT_SEQ_FILES:-12}
 echo "== tracecost verdict calibration, $(date -u +%Y-%m-%dT%H:%M:%SZ), $($TC --version)"
+if [ "${VERDICT_ONLY:-}" != sequential ]; then
 # group PREFIX I: the R run files of column I, comma-separated
 group() {
 	g=""
@@ -139,3 +149,50 @@ jq -s -r '
   [.[] | .sections[] as $s | $s.rows[] | .metric as $m | .cells[1] | {m: $m, v: .verdict}] as $c
   | "\($c | length) cells (median, average of getpid and pipe)\t\([$c[] | select(.v == "slower" or .v == "faster")] | length) alarms\t\(([$c[] | select(.v == "slower" or .v == "faster")] | length) * 1000 / ($c | length) | round / 10) %\tgoal <= 5 %"
 ' "$tmp"/d*.json | column -t -s "$(printf '\t')"
+fi
+
+# ---- 5. sequential sessions ----------------------------------------------
+echo
+echo "== sequential sessions: $Q files one after another of '$TC run --runs 3 --samples $S --batch $K --repeat 2 --unit ticks'"
+q=1
+while [ "$q" -le "$Q" ]; do
+	"$TC" run --runs 3 --samples "$S" --batch "$K" --repeat 2 --unit ticks \
+		--json "$tmp/q$q.json" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
+	q=$((q + 1))
+done
+i=1
+while [ "$i" -le "$Q" ]; do
+	j=$((i + 1))
+	while [ "$j" -le "$Q" ]; do
+		"$TC" compare "$tmp/q$i.json" "$tmp/q$j.json" --unit ticks --resamples 1000 \
+			--format json >"$tmp/p$i-$j.json"
+		j=$((j + 1))
+	done
+	i=$((i + 1))
+done
+# groups of three sessions: AAA BBB (consecutive) and ABAB (alternate)
+g=1
+while [ $((g * 6)) -le "$Q" ]; do
+	b=$(((g - 1) * 6))
+	"$TC" compare "$tmp/q$((b + 1)).json,$tmp/q$((b + 2)).json,$tmp/q$((b + 3)).json" \
+		"$tmp/q$((b + 4)).json,$tmp/q$((b + 5)).json,$tmp/q$((b + 6)).json" \
+		--unit ticks --resamples 1000 --format json >"$tmp/ga$g.json"
+	"$TC" compare "$tmp/q$((b + 1)).json,$tmp/q$((b + 3)).json,$tmp/q$((b + 5)).json" \
+		"$tmp/q$((b + 2)).json,$tmp/q$((b + 4)).json,$tmp/q$((b + 6)).json" \
+		--unit ticks --resamples 1000 --format json >"$tmp/gb$g.json"
+	g=$((g + 1))
+done
+seq_tally() { # LABEL FILES...: alarms and unknowns over the cells against another session
+	label=$1
+	shift
+	jq -s -r --arg l "$label" '
+	  [.[] | .sections[] as $s | $s.rows[] | .metric as $m | .cells[5:][] | {m: $m, v: .verdict}] as $c
+	  | "\($l)\t\($c | length) cells\t\([$c[] | select(.v == "slower" or .v == "faster")] | length) alarms (\(([$c[] | select(.v == "slower" or .v == "faster")] | length) * 1000 / ($c | length) | round / 10) %)\t? \([$c[] | select(.v == "unknown")] | length) (\(([$c[] | select(.v == "unknown")] | length) * 1000 / ($c | length) | round / 10) %)"
+	' "$@"
+}
+echo "-- 5. A/A false alarms between sessions taken one after another"
+{
+	seq_tally "single files, one session a side" "$tmp"/p*.json
+	[ -e "$tmp/ga1.json" ] && seq_tally "groups of 3 sessions, AAA BBB" "$tmp"/ga*.json
+	[ -e "$tmp/gb1.json" ] && seq_tally "groups of 3 sessions, ABAB" "$tmp"/gb*.json
+} | column -t -s "$(printf '\t')"

@@ -107,7 +107,7 @@ done <"$tmp/examples"
 set +f
 [ "$n" -ge 3 ] && ok "man page has $n examples" || not_ok "man page has only $n examples"
 rm -f /tmp/tracecost-example.json /tmp/tracecost-a.json /tmp/tracecost-b.json \
-	/tmp/tracecost-irq.svg /tmp/tracecost-r.json
+	/tmp/tracecost-irq.svg /tmp/tracecost-r.json /tmp/tracecost-s.json
 
 # One run with a result file and raw samples; check the file's invariants.
 samples=3000
