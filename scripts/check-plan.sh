@@ -46,7 +46,7 @@ first)
 		why="$why${why:+; }$g packages missing"
 	done
 	if [ -z "$skip" ]; then
-		echo "check: every stage runs (build, unit, integration, install, san, tsan, aarch64, fuzz, kernel, noise-vm, vm)"
+		echo "check: every stage runs (build, unit, sites, integration, install, san, tsan, aarch64, fuzz, kernel, noise-vm, vm)"
 	else
 		if [ "$(id -u)" -eq 0 ]; then how="their installation failed (above)"
 		else how="run make check as root to install them (or make deps-kernel deps-kernels deps-aarch64)"; fi
