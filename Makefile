@@ -379,7 +379,14 @@ $(SECCOMP_DENY): tests/integration/seccomp-deny.c
 	$(quiet) CC $(@:$(O)/%=%)
 	$(Q)$(CC) $(BASE_CFLAGS) $(OPTFLAGS) $(WARNFLAGS) -o $@ $<
 
-check-integration: $(TRACECOST) $(SECCOMP_DENY)
+# LD_PRELOAD shim that widens fork-to-exec of --runs (tests/integration/signals.sh).
+EXEC_WINDOW	:= $(O)/tests/exec-window.so
+$(EXEC_WINDOW): tests/integration/exec-window.c
+	@mkdir -p $(dir $@)
+	$(quiet) CC $(@:$(O)/%=%)
+	$(Q)$(CC) $(BASE_CFLAGS) $(OPTFLAGS) $(WARNFLAGS) -fPIC -shared -o $@ $< -ldl
+
+check-integration: $(TRACECOST) $(SECCOMP_DENY) $(EXEC_WINDOW)
 	@sh tests/integration/run.sh $(TRACECOST)
 	@sh tests/integration/system.sh $(TRACECOST)
 	@sh tests/integration/compare.sh $(TRACECOST)
@@ -387,6 +394,7 @@ check-integration: $(TRACECOST) $(SECCOMP_DENY)
 	@sh tests/integration/noise.sh $(TRACECOST)
 	@sh tests/integration/newuser.sh $(TRACECOST) $(SECCOMP_DENY)
 	@sh tests/integration/peers.sh $(TRACECOST)
+	@sh tests/integration/signals.sh $(TRACECOST) $(EXEC_WINDOW)
 
 check: deps
 	$(STAGE) build $(MAKE) --no-print-directory all
