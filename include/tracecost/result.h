@@ -146,6 +146,17 @@ int tc_result_write(json_t *root, const char *path);
 #define TC_RESULT_MAX_TOTAL_REPS 16384	/* repetitions over every run */
 #define TC_RESULT_MAX_CPUS	65536
 #define TC_RESULT_MAX_HIGHEST	1000000
+/*
+ * The counter frequencies a machine can have, with two decades of margin
+ * each side: Arm's generic timer runs at 1 MHz .. 1 GHz (fixed at 1 GHz
+ * from Armv8.6; QEMU's 62.5 MHz), x86's TSC at ~0.1 .. 6 GHz, QEMU -icount
+ * shift=0 at 1 GHz. A file outside is hand-made or damaged: its ns would be
+ * nonsense (1e-10 Hz made samples of 1e20 ns).
+ */
+#define TC_RESULT_MIN_FREQ_HZ	1e4
+#define TC_RESULT_MAX_FREQ_HZ	1e11
+/* A counter that steps less often than once per this many s is no timer. */
+#define TC_RESULT_MAX_RESOLUTION_S	1e-3
 #define TC_RESULT_MAX_SNAP_N	(1ull << 40)	/* samples in one snapshot */
 #define TC_RESULT_MAX_CELL_N	(1ull << 50)	/* samples in one cell */
 #define TC_RESULT_MAX_WORKLOADS	16	/* system: workloads, metrics of each */
