@@ -129,6 +129,11 @@ int cmd_run(int argc, char **argv);
  * Return: the exit status for main().
  */
 int tc_cli_runs(const char *suite, unsigned int runs, int argc, char **argv);
+/*
+ * A file compare reads that is deleted when the command ends (run --runs
+ * without --json), and the name its tables give it instead of the path.
+ */
+extern const char *tc_cli_compare_tmp, *tc_cli_compare_tmp_name;
 /* The environment variable that names the parent of a run of --runs. */
 #define TC_RUNS_PARENT_ENV	"TRACECOST_RUNS_PARENT"
 /**

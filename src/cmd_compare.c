@@ -35,6 +35,13 @@ static struct tc_result_file *load_file(const char *path)
 		tc_cli_fail("%s", err);
 	if (ret)
 		tc_cli_usage("%s", err);
+	/* a temporary of run --runs: shown by the name it is given, not its path */
+	if (tc_cli_compare_tmp && !strcmp(path, tc_cli_compare_tmp)) {
+		free(f->path);
+		f->path = strdup(tc_cli_compare_tmp_name);
+		if (!f->path)
+			tc_cli_fail("out of memory");
+	}
 	return f;
 }
 

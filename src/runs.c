@@ -48,6 +48,8 @@
 
 #include "cli.h"
 
+const char *tc_cli_compare_tmp, *tc_cli_compare_tmp_name;
+
 static volatile sig_atomic_t runs_signal;
 static volatile pid_t runs_child;
 
@@ -390,8 +392,16 @@ int tc_cli_runs(const char *suite, unsigned int runs, int argc, char **argv)
 				cargv[n++] = (char *)ra.unit;
 			}
 			cargv[n] = NULL;
+			if (!ra.json) {
+				/* deleted below: name no path that will not exist */
+				tc_cli_compare_tmp = target;
+				tc_cli_compare_tmp_name = "(not kept)";
+			}
 			optind = 0;
 			ret = cmd_compare(n, cargv);
+			if (!ra.json && !ret)
+				fprintf(stderr, "tracecost: the result file of these runs is not kept "
+					"(--json FILE keeps it)\n");
 		}
 	}
 	remove_tmp(dir, (int)runs);

@@ -42,6 +42,17 @@ check "a group of a runs file and a run file: 4 runs in the column; the other 1:
 "$TC" plot r.json:stock r.json,one.json:static --out p.svg >/dev/null 2>&1
 check "plot takes runs files and groups" '[ -s p.svg ]'
 
+# ---- without --json: no temporary path shown, how to keep the file said ----
+"$TC" run --runs 2 --cpus 0 --samples 2000 >nj.txt 2>nj.err
+rc=$?
+"$TC" run --runs 2 --cpus 0 --samples 2000 --format csv >nj.csv 2>>nj.err
+check "--runs 2 without --json: no path that will not exist, in the table or the CSV" \
+	'[ $rc -eq 0 ] && ! grep -q "tracecost-runs" nj.txt nj.csv nj.err &&
+	 grep -q "stock: (not kept):stock (reference)" nj.txt &&
+	 [ "$(sed -n 2p nj.csv | cut -d, -f4)" = "(not kept)" ]'
+check "--runs 2 without --json: says how to keep the file" \
+	'[ $(grep -c "not kept (--json FILE keeps it)" nj.err) -eq 2 ]'
+
 # ---- the system suite (profile none: no root, tracefs untouched) ----
 "$TC" run --suite system --runs 3 --profiles none --workloads getpid,pipe --calls 2000 \
 	--round-trips 200 --repeat 2 --json sys.json >sys.txt 2>sys.err
