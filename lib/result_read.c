@@ -841,10 +841,16 @@ static int read_values_section(struct rd *r, struct tc_result_file *f, const jso
 			free(name);
 			return err;
 		}
-		if (json_is_true(av))
+		if (json_is_true(av)) {
 			f->configs[f->nr_configs++] = name;
-		else
+		} else {
+			const char *why = json_string_value(json_object_get(p, "reason"));
+
+			err = tc_result_file_add_unmeasured(f, name, why);
 			free(name);
+			if (err)
+				return rd_fail(r, err, "out of memory");
+		}
 	}
 	if (!f->nr_configs)
 		return BAD(r, "system.profiles: no available profile (no column)");
@@ -1210,6 +1216,9 @@ void tc_result_file_free(struct tc_result_file *f)
 	for (i = 0; i < f->nr_configs; i++)
 		free(f->configs[i]);
 	free(f->configs);
+	for (i = 0; i < f->nr_unmeasured; i++)
+		free(f->unmeasured[i]);
+	free(f->unmeasured);
 	free(f->path);
 	free(f->suite);
 	free(f->release);

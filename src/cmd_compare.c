@@ -181,6 +181,9 @@ int tc_cli_columns_load(int nr_specs, char *const *specs, int nr_labels,
 			char list[512];
 
 			c0 = tc_result_file_config(f, cfg);
+			if (c0 < 0 && tc_result_file_unmeasured(f, cfg))
+				tc_cli_usage("%s: profile %s (not measured: no column)", path,
+					     tc_result_file_unmeasured(f, cfg));
 			if (c0 < 0) {
 				config_list(f, list, sizeof(list));
 				tc_cli_usage("%s: no configuration '%s' (the file has: %s)", path,
@@ -613,7 +616,7 @@ static void print_header(const struct ctx *x, FILE *f, const char *pre)
 	bool same_release = true, same_machine = true, own = false;
 	char cpu[256], emulated[512] = "";
 	size_t off = 0;
-	int i, j;
+	int i, j, k;
 
 	for (i = 1; i < x->n; i++) {
 		same_release &= !strcmp(x->col[i].file->release, f0->release);
@@ -658,6 +661,16 @@ static void print_header(const struct ctx *x, FILE *f, const char *pre)
 			"each (sites, counter reads: see each file's static_key_impl and counter)\n",
 			pre);
 	if (is_system(f0)) {
+		for (i = 0; i < x->n; i++) {
+			const struct tc_result_file *fi = x->col[i].file;
+
+			for (j = 0; j < i; j++)
+				if (x->col[j].file == fi)
+					break;
+			for (k = 0; j == i && k < fi->nr_unmeasured; k++)
+				fprintf(f, "%snot measured in %s: profile %s\n", pre, fi->path,
+					fi->unmeasured[k]);
+		}
 		fprintf(f, "%sunit: each section's own (the workload's metric); where higher is "
 			"better (files/s) the verdict says better or worse: < faster = higher\n",
 			pre);

@@ -260,6 +260,9 @@ struct tc_result_run {
  * @configs:	configuration names (columns), @nr_configs of them; for
  *		system the available profiles, in column order
  * @rows:	@nr_rows rows
+ * @unmeasured:	system: the profiles the file names but could not apply,
+ *		"NAME: REASON" each (the file's "reason", or "no reason
+ *		recorded"), @nr_unmeasured of them, each name once over the runs
  */
 struct tc_result_file {
 	char *path;
@@ -283,7 +286,24 @@ struct tc_result_file {
 	char **configs;
 	int nr_rows;
 	struct tc_result_row *rows;
+	int nr_unmeasured;
+	char **unmeasured;
 };
+
+/**
+ * tc_result_file_unmeasured() - why the file has no column @name
+ * Return: "NAME: REASON" from @f->unmeasured, or NULL if @f names no such
+ * unavailable profile.
+ */
+const char *tc_result_file_unmeasured(const struct tc_result_file *f, const char *name);
+/**
+ * tc_result_file_add_unmeasured() - record that profile @name was not
+ * measured, and @why (NULL or "": "no reason recorded"); nothing if @name is
+ * recorded already or TC_RESULT_MAX_CONFIGS are (used by the reader and
+ * tc_result_file_pool())
+ * Return: 0, -ENOMEM.
+ */
+int tc_result_file_add_unmeasured(struct tc_result_file *f, const char *name, const char *why);
 
 /**
  * tc_result_file_parse() - validate and load a result file held in memory

@@ -61,6 +61,18 @@ check "system --runs 3: three runs in the file, compare's table (3 runs, 6 round
 	 grep -q ": sys.json:none (reference), .*3 runs, 6 rounds" sys.txt &&
 	 grep -qx "getpid: lower is better (calls per run: [0-9]*)" sys.txt'
 
+# a profile a run could not apply: its reason in the table and in compare
+jq '.runs[].system.profiles += [{"name": "function", "summary": "function tracer",
+	"builtin": true, "file": null, "available": false,
+	"reason": "the kernel refused tracer function", "events": [], "tracer": "function",
+	"buffer_kb": 0}]' sys.json >unav.json
+"$TC" compare unav.json >unav.txt 2>&1
+check "an unavailable profile: compare's header says why it has no column" \
+	'[ $? -eq 0 ] && grep -qx "not measured in unav.json: profile function: the kernel refused tracer function" unav.txt'
+"$TC" compare unav.json:function >unav.txt 2>unav.err
+check "compare FILE:PROFILE of an unavailable profile: exit 2, the file's reason" \
+	'[ $? -eq 2 ] && [ $(wc -l <unav.err) -eq 1 ] && grep -q "function: the kernel refused tracer function (not measured" unav.err'
+
 # ---- bad input: exit 2, one line, nothing written ----
 expect_bad() {
 	desc=$1; shift
