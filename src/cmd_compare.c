@@ -1014,6 +1014,14 @@ static void print_json(const struct ctx *x)
 				"cpus", f->nr_cpus));
 			json_object_set_new(json_array_get(cols, json_array_size(cols) - 1), "runs",
 					    json_integer(f->nr_runs));
+			if (f->nr_unmeasured) {
+				json_t *u = json_array();
+
+				for (m = 0; m < f->nr_unmeasured; m++)
+					json_array_append_new(u, json_string(f->unmeasured[m]));
+				json_object_set_new(json_array_get(cols, json_array_size(cols) - 1),
+						    "not_measured", u);
+			}
 			continue;
 		}
 		json_array_append_new(cols, json_pack(
