@@ -316,9 +316,10 @@ static void worker_free(struct worker *w)
 	free(w->chunk);
 }
 
+/* Set by a signal handler, or by another thread: read as a relaxed atomic. */
 static int stopped(const struct tc_sampler_config *cfg)
 {
-	return cfg->stop && *cfg->stop;
+	return cfg->stop && __atomic_load_n(cfg->stop, __ATOMIC_RELAXED);
 }
 
 /*
