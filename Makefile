@@ -400,7 +400,14 @@ $(SECCOMP_DENY): tests/integration/seccomp-deny.c
 	$(quiet) CC $(@:$(O)/%=%)
 	$(Q)$(CC) $(BASE_CFLAGS) $(OPTFLAGS) $(WARNFLAGS) -o $@ $<
 
-check-integration: $(TRACECOST) $(SECCOMP_DENY)
+# LD_PRELOAD shim that widens fork-to-exec of --runs (tests/integration/signals.sh).
+EXEC_WINDOW	:= $(O)/tests/exec-window.so
+$(EXEC_WINDOW): tests/integration/exec-window.c
+	@mkdir -p $(dir $@)
+	$(quiet) CC $(@:$(O)/%=%)
+	$(Q)$(CC) $(BASE_CFLAGS) $(OPTFLAGS) $(WARNFLAGS) -fPIC -shared -o $@ $< -ldl
+
+check-integration: $(TRACECOST) $(SECCOMP_DENY) $(EXEC_WINDOW)
 	@sh tests/integration/run.sh $(TRACECOST)
 	@sh tests/integration/system.sh $(TRACECOST)
 	@sh tests/integration/compare.sh $(TRACECOST)
@@ -409,6 +416,7 @@ check-integration: $(TRACECOST) $(SECCOMP_DENY)
 	@sh tests/integration/newuser.sh $(TRACECOST) $(SECCOMP_DENY)
 	@sh tests/integration/peers.sh $(TRACECOST)
 	@sh tests/integration/stage.sh
+	@sh tests/integration/signals.sh $(TRACECOST) $(EXEC_WINDOW)
 
 # make check installs what every stage needs when run as root (the kernel,
 # kernels and aarch64 package groups too: scripts/check-plan.sh deps); its

@@ -46,6 +46,9 @@ void tc_result_file_free(struct tc_result_file *f)
 	for (i = 0; i < f->nr_configs; i++)
 		free(f->configs[i]);
 	free(f->configs);
+	for (i = 0; i < f->nr_unmeasured; i++)
+		free(f->unmeasured[i]);
+	free(f->unmeasured);
 	free(f->path);
 	free(f->suite);
 	free(f->release);

@@ -233,6 +233,33 @@ static const char *repeated_run(struct tc_result_file *const *files, int nr, cha
 	return NULL;
 }
 
+const char *tc_result_file_unmeasured(const struct tc_result_file *f, const char *name)
+{
+	size_t n = strlen(name);
+	int i;
+
+	for (i = 0; i < f->nr_unmeasured; i++)
+		if (!strncmp(f->unmeasured[i], name, n) && f->unmeasured[i][n] == ':')
+			return f->unmeasured[i];
+	return NULL;
+}
+
+int tc_result_file_add_unmeasured(struct tc_result_file *f, const char *name, const char *why)
+{
+	char **u, *s;
+
+	if (tc_result_file_unmeasured(f, name) || f->nr_unmeasured >= TC_RESULT_MAX_CONFIGS)
+		return 0;
+	u = realloc(f->unmeasured, (size_t)(f->nr_unmeasured + 1) * sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	f->unmeasured = u;
+	if (asprintf(&s, "%s: %s", name, why && *why ? why : "no reason recorded") < 0)
+		return -ENOMEM;
+	u[f->nr_unmeasured++] = s;
+	return 0;
+}
+
 int tc_result_file_pool(struct tc_result_file *const *files, int nr, const char *name,
 			struct tc_result_file **res, char *err, size_t errlen)
 {
@@ -296,6 +323,15 @@ int tc_result_file_pool(struct tc_result_file *const *files, int nr, const char 
 	}
 	if (!ret)
 		ret = pool_cells(p, files, nr);
+	/* the profiles a run could not apply: said once per name */
+	for (i = 0; !ret && i < nr; i++)
+		for (j = 0; !ret && j < files[i]->nr_unmeasured; j++) {
+			const char *u = files[i]->unmeasured[j], *colon = strchr(u, ':');
+			char pname[TC_RESULT_MAX_NAME + 1];
+
+			snprintf(pname, sizeof(pname), "%.*s", (int)(colon - u), u);
+			ret = tc_result_file_add_unmeasured(p, pname, colon + 2);
+		}
 	if (ret) {
 		tc_result_file_free(p);
 		return pool_fail(err, errlen, ret, "out of memory");

@@ -656,10 +656,16 @@ static int read_values_section(struct rd *r, struct tc_result_file *f, const jso
 			free(name);
 			return err;
 		}
-		if (json_is_true(av))
+		if (json_is_true(av)) {
 			f->configs[f->nr_configs++] = name;
-		else
+		} else {
+			const char *why = json_string_value(json_object_get(p, "reason"));
+
+			err = tc_result_file_add_unmeasured(f, name, why);
 			free(name);
+			if (err)
+				return rd_fail(r, err, "out of memory");
+		}
 	}
 	if (!f->nr_configs)
 		return BAD(r, "system.profiles: no available profile (no column)");
@@ -808,12 +814,14 @@ static int read_header(struct rd *r, struct tc_result_file *f, const json_t *roo
 		if (!json_is_object(counter))
 			return BAD(r, "counter: %s where an object was expected",
 				   type_name(counter));
-		if ((err = get_num(r, counter, "counter", "frequency_hz", 0, 1e12, &f->freq_hz)))
+		/* (the bound is exclusive below: 1e4 Hz itself is refused too) */
+		if ((err = get_num(r, counter, "counter", "frequency_hz", TC_RESULT_MIN_FREQ_HZ,
+				   TC_RESULT_MAX_FREQ_HZ, &f->freq_hz)))
 			return err;
 		/* 0 where every read differed by the same step (QEMU -icount) */
 		if (json_object_get(counter, "resolution_ticks") &&
-		    (err = get_num(r, counter, "counter", "resolution_ticks", -1, 1e9,
-				   &f->step_ticks)))
+		    (err = get_num(r, counter, "counter", "resolution_ticks", -1,
+				   f->freq_hz * TC_RESULT_MAX_RESOLUTION_S, &f->step_ticks)))
 			return err;
 	}
 	return 0;

@@ -108,6 +108,7 @@ struct worker {
 	tc_u64 *o_min, *o_max;
 	uint64_t *buf;			/* TC_SAMPLER_BLOCK raw samples */
 	uint64_t *calib;		/* TC_SAMPLER_CALIB empty samples */
+	unsigned int *chunk;		/* [cell]: samples per loop call (take()) */
 	uint64_t t_end;
 };
 
@@ -252,9 +253,12 @@ static int worker_setup(struct worker *w)
 	w->o_max = calloc((size_t)nr_cells, sizeof(*w->o_max));
 	w->buf = malloc(TC_SAMPLER_BLOCK * sizeof(*w->buf));
 	w->calib = malloc(TC_SAMPLER_CALIB * sizeof(*w->calib));
+	w->chunk = malloc((size_t)nr_cells * sizeof(*w->chunk));
 	if (!w->hist || !w->top || !w->clamped || !w->o_min || !w->o_max ||
-	    !w->buf || !w->calib)
+	    !w->buf || !w->calib || !w->chunk)
 		return -ENOMEM;
+	for (c = 0; c < nr_cells; c++)
+		w->chunk[c] = TC_SAMPLER_CHUNK_MIN;
 	for (c = 0; c < nr_cells; c++) {
 		w->top[c] = malloc(TC_TOPN_SIZE(cfg->highest));
 		if (!w->top[c])
@@ -286,11 +290,46 @@ static void worker_free(struct worker *w)
 	free(w->o_max);
 	free(w->buf);
 	free(w->calib);
+	free(w->chunk);
 }
 
+/* Set by a signal handler, or by another thread: read as a relaxed atomic. */
 static int stopped(const struct tc_sampler_config *cfg)
 {
-	return cfg->stop && *cfg->stop;
+	return cfg->stop && __atomic_load_n(cfg->stop, __ATOMIC_RELAXED);
+}
+
+/*
+ * The @n samples of one cell into w->buf, in calls of at most
+ * w->chunk[@cell] samples with a look at @stop between them, so that a
+ * signal is noticed within about TC_SAMPLER_CHUNK_NS however slow a sample
+ * is (a uprobe trap per pair, --batch 64: 10^4 samples take seconds). The
+ * chunk adapts to the cell: doubled while a call takes under a quarter of
+ * the target, halved above twice it. The clock is read between calls only,
+ * outside every timed region; each sample is timed inside the loop as before.
+ * Return: the samples taken (< @n when stopped).
+ */
+static unsigned int take(struct worker *w, tc_loop_fn loop, int cell, unsigned int n,
+			 unsigned int batch, const struct tc_sampler_config *cfg)
+{
+	unsigned int done = 0, c = w->chunk[cell], m;
+	uint64_t t0, dt;
+
+	while (done < n && !stopped(cfg)) {
+		m = n - done < c ? n - done : c;
+		t0 = now_ns();
+		loop(w->buf + done, m, batch);
+		dt = now_ns() - t0;
+		done += m;
+		if (m == c) {
+			if (dt < TC_SAMPLER_CHUNK_NS / 4 && c < TC_SAMPLER_BLOCK)
+				c *= 2;
+			else if (dt > TC_SAMPLER_CHUNK_NS * 2 && c > 1)
+				c /= 2;
+		}
+	}
+	w->chunk[cell] = c;
+	return done;
 }
 
 static void *worker_main(void *arg)
@@ -320,8 +359,12 @@ static void *worker_main(void *arg)
 				for (k = 0; k < cfg->nr_subjects; k++) {
 					int s = (int)((k + block) % (uint64_t)cfg->nr_subjects);
 					const struct tc_subject *sub = cfg->subjects[s];
+					unsigned int got;
 
-					sub->loop[cfg->pairs[p]][kind](w->buf, n, cfg->batch);
+					got = take(w, sub->loop[cfg->pairs[p]][kind],
+						   s * cfg->nr_pairs + p, n, cfg->batch, cfg);
+					if (got < n)
+						break;	/* stopped: no result */
 					account(w, (int)rep, s, p, n, o);
 				}
 			}

@@ -204,6 +204,11 @@ int tc_tracefs_begin(struct tc_tracefs *t)
 		long pid = state_pid(t->state_path);
 
 		tcfs_lock_release(t);
+		if (!pid)
+			return tcfs_err(t, -ESTALE, "state file %s of an interrupted run is still "
+				       "there and cannot be read (corrupt: 'tracecost restore' "
+				       "undoes what it can without it and moves it aside)",
+				       t->state_path);
 		return tcfs_err(t, -ESTALE, "state file %s from an interrupted run (pid %ld) is "
 			       "still there", t->state_path, pid);
 	}
@@ -689,6 +694,131 @@ static void remove_stale_temporaries(struct tc_tracefs *t)
 	closedir(d);
 }
 
+/* Append @name to the comma-separated list @buf (silently cut when full). */
+static void list_add(char *buf, size_t len, const char *name, size_t n)
+{
+	size_t used = strlen(buf);
+
+	if (used + n + 3 >= len)
+		return;
+	snprintf(buf + used, len - used, "%s%.*s", used ? ", " : "", (int)n, name);
+}
+
+/* The "path" values in the text of a state file that jansson cannot read. */
+static void salvage_paths(const char *raw, size_t n, char *buf, size_t len)
+{
+	const char *p = raw, *end = raw + n, *q;
+
+	buf[0] = 0;
+	while (p < end && (p = memmem(p, (size_t)(end - p), "\"path\"", 6))) {
+		p += 6;
+		while (p < end && (*p == ' ' || *p == ':' || *p == '\n' || *p == '\t'))
+			p++;
+		if (p >= end || *p != '"')
+			continue;
+		p++;
+		q = memchr(p, '"', (size_t)(end - p));
+		if (!q)
+			break;
+		if (q > p && !memchr(p, '\\', (size_t)(q - p)) && !memchr(p, '/', (size_t)(q - p)))
+			list_add(buf, len, p, (size_t)(q - p));
+		p = q + 1;
+	}
+}
+
+/* The uprobe events of groups tracecost* in uprobe_events. */
+static int salvage_uprobes(struct tc_tracefs *t)
+{
+	char path[PATH_MAX + 32], line[512], *sp, *slash;
+	json_t *ups = json_array();
+	int ret;
+	FILE *f;
+
+	if (!ups)
+		return tcfs_err(t, -ENOMEM, "out of memory");
+	snprintf(path, sizeof(path), "%s/uprobe_events", t->dir);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		/* "p:tracecost_x/usdt_a /path:0x1234" */
+		if ((line[0] != 'p' && line[0] != 'r') || line[1] != ':' ||
+		    strncmp(line + 2, "tracecost", 9))
+			continue;
+		sp = strchr(line + 2, ' ');
+		slash = strchr(line + 2, '/');
+		if (!sp || !slash || slash > sp)
+			continue;
+		*sp = 0;
+		json_array_append_new(ups, json_string(line + 2));
+	}
+	if (f)
+		fclose(f);
+	ret = uprobes_remove(t, ups);
+	json_decref(ups);
+	return ret;
+}
+
+/*
+ * A state file jansson cannot read: undo what only tracecost makes (called
+ * with the lock held, so no tracecost run is live), move the file aside.
+ */
+static int state_salvage(struct tc_tracefs *t, struct tc_restore_report *r)
+{
+	char path[PATH_MAX + 32], why[128], *raw = NULL;
+	struct dirent *de;
+	int ret = 0, err;
+	size_t n = 0;
+	DIR *d;
+
+	r->corrupt = true;
+	if (!tc_file_read(t->state_path, STATE_MAX_BYTES, &raw, &n, why, sizeof(why))) {
+		const char *p = memmem(raw, n, "\"pid\"", 5);
+
+		salvage_paths(raw, n, r->unrestored, sizeof(r->unrestored));
+		if (p)
+			sscanf(p + 5, " : %ld", &r->pid);
+		free(raw);
+	}
+	snprintf(path, sizeof(path), "%s/instances", t->dir);
+	d = opendir(path);
+	while (d && (de = readdir(d))) {
+		bool removed;
+		long pid;
+
+		if (!tcfs_state_instance_ok(de->d_name))
+			continue;
+		pid = strtol(de->d_name + 10, NULL, 10);
+		if (pid > 0 && (!kill((pid_t)pid, 0) || errno != ESRCH))
+			continue;	/* that process lives: not a leftover */
+		err = tcfs_instance_remove_by_name(t, de->d_name, &removed);
+		if (err && !ret)
+			ret = err;
+		if (removed)
+			r->instances++;
+	}
+	if (d)
+		closedir(d);
+	err = salvage_uprobes(t);
+	if (err && !ret)
+		ret = err;
+	if (!access("/sys/module/" TC_KMOD_DIR, F_OK)) {
+		err = kmod_undo(t, TC_KMOD_RECORD_RUN, r);
+		if (err && !ret)
+			ret = err;
+	}
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "%s/state.corrupt", t->state_dir);
+	if (rename(t->state_path, path))
+		return tcfs_err(t, -errno, "moving %s to %s: %s", t->state_path, path,
+				strerror(errno));
+	n = strlen(path);
+	if (n >= sizeof(r->moved_to))
+		n = sizeof(r->moved_to) - 1;
+	memcpy(r->moved_to, path, n);
+	r->moved_to[n] = 0;
+	return 0;
+}
+
 int tc_tracefs_restore(const char *state_dir, struct tc_restore_report *r, char *errbuf,
 		       size_t len)
 {
@@ -720,8 +850,16 @@ int tc_tracefs_restore(const char *state_dir, struct tc_restore_report *r, char 
 	remove_stale_temporaries(t);
 	st = tcfs_state_read(t->state_path, &err, msg, sizeof(msg));
 	if (!st) {
+		struct stat sb;
+
 		if (err == -ENOENT) {	/* the run finished while we waited */
 			err = 0;
+			goto out;
+		}
+		if (err == -EINVAL && !lstat(t->state_path, &sb) && S_ISREG(sb.st_mode)) {
+			r->found = true;
+			snprintf(r->why, sizeof(r->why), "%s", msg);
+			err = state_salvage(t, r);
 			goto out;
 		}
 		tcfs_err(t, err, "%s", msg);

@@ -452,6 +452,52 @@ int tc_cli_state(long *pid)
 	return ret < 0 ? TC_STATE_STALE : ret;
 }
 
+const char *tc_cli_state_who(long pid)
+{
+	static char buf[128];
+
+	if (pid > 0)
+		snprintf(buf, sizeof(buf), "pid %ld", pid);
+	else
+		snprintf(buf, sizeof(buf), "its state file cannot be read: 'tracecost restore' "
+			 "says why and moves it aside");
+	return buf;
+}
+
+/* In the measuring child of tc_cli_run_supervised(): its supervisor and session. */
+static pid_t sup_parent;
+static struct tc_tracefs *sup_t;
+static int (*sup_fn)(void *arg);
+
+static int supervised_child(void *arg)
+{
+	sup_parent = getppid();
+	return sup_fn(arg);
+}
+
+int tc_cli_interrupted(void)
+{
+	tc_cli_progress_done();
+	if (!sup_parent || getppid() == sup_parent) {
+		fprintf(stderr, "tracecost: interrupted; nothing written\n");
+		return TC_EXIT_INTERRUPTED;
+	}
+	/*
+	 * The supervisor was killed (SIGKILL: it could not restore). This
+	 * process shares its lock (the same open file) and its session: restore.
+	 */
+	if (!tc_tracefs_end(sup_t)) {
+		fprintf(stderr, "tracecost: interrupted; nothing written: the supervising process "
+			"(pid %ld) was killed, this one restored tracing in its place\n",
+			(long)sup_parent);
+		return TC_EXIT_INTERRUPTED;
+	}
+	fprintf(stderr, "tracecost: interrupted; nothing written: the supervising process (pid %ld) "
+		"was killed before it restored tracing (%s): run 'tracecost restore'\n",
+		(long)sup_parent, tc_tracefs_error(sup_t));
+	return TC_EXIT_FAIL;
+}
+
 int tc_cli_run_supervised(struct tc_tracefs *t, int (*fn)(void *arg), void *arg)
 {
 	int err, status;
@@ -474,7 +520,9 @@ int tc_cli_run_supervised(struct tc_tracefs *t, int (*fn)(void *arg), void *arg)
 		return TC_EXIT_INTERRUPTED;
 	}
 	/* measure in a child; this process restores tracefs however it ends */
-	err = tc_tracefs_supervise(t, fn, arg, &status);
+	sup_t = t;
+	sup_fn = fn;
+	err = tc_tracefs_supervise(t, supervised_child, arg, &status);
 	if (err) {
 		fprintf(stderr, "tracecost: restoring tracefs failed: %s; run 'tracecost"
 			" restore'\n", tc_tracefs_error(t));

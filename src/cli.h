@@ -85,6 +85,17 @@ int tc_cli_same_file(const char *a, const char *b);
  * (TC_STATE_STALE: tracecost restore); *@pid is the run's pid or 0.
  */
 int tc_cli_state(long *pid);
+/**
+ * tc_cli_interrupted() - say "interrupted; nothing written" for a run that a
+ * signal stopped. In the measuring child of tc_cli_run_supervised() whose
+ * supervisor was killed (kill -9: the child got SIGTERM as it died), restore
+ * tracing here, or say to run 'tracecost restore' when that fails.
+ * Return: the exit status, TC_EXIT_INTERRUPTED (TC_EXIT_FAIL if tracing
+ * could not be restored).
+ */
+int tc_cli_interrupted(void);
+/* "pid N" for tc_cli_state()'s @pid, or what to do when the file gave none. */
+const char *tc_cli_state_who(long pid);
 
 struct tc_tracefs;
 /**
@@ -118,6 +129,28 @@ int cmd_run(int argc, char **argv);
  * Return: the exit status for main().
  */
 int tc_cli_runs(const char *suite, unsigned int runs, int argc, char **argv);
+/*
+ * A file compare reads that is deleted when the command ends (run --runs
+ * without --json), and the name its tables give it instead of the path.
+ */
+extern const char *tc_cli_compare_tmp, *tc_cli_compare_tmp_name;
+/* The environment variable that names the parent of a run of --runs. */
+#define TC_RUNS_PARENT_ENV	"TRACECOST_RUNS_PARENT"
+/**
+ * tc_cli_runs_child_check() - in a run started by --runs (TC_RUNS_PARENT_ENV
+ * set): die with the parent (PR_SET_PDEATHSIG, SIGTERM), exit 130 at once
+ * if it is already gone. Called by main() first.
+ */
+void tc_cli_runs_child_check(void);
+/**
+ * tc_cli_runs_clean() - remove the temporary directories (/tmp/tracecost-runs.*)
+ * of killed --runs parents: those whose lock file nobody holds.
+ * @removed:	set to the number of directories removed
+ * @left:	the first one that could not be removed, and why ("" if none)
+ * @len:	size of @left
+ * Return: 0, or the -errno of the last failure (the others are tried).
+ */
+int tc_cli_runs_clean(unsigned int *removed, char *left, size_t len);
 int suite_user_run(int argc, char **argv);
 int suite_kernel_run(int argc, char **argv);
 int suite_system_run(int argc, char **argv);

@@ -454,7 +454,7 @@ static void print_header(const struct ctx *x, FILE *f, const char *pre)
 	bool same_release = true, same_machine = true, own = false;
 	char cpu[256], emulated[512] = "";
 	size_t off = 0;
-	int i, j;
+	int i, j, k;
 
 	for (i = 1; i < x->n; i++) {
 		same_release &= !strcmp(x->col[i].file->release, f0->release);
@@ -499,6 +499,16 @@ static void print_header(const struct ctx *x, FILE *f, const char *pre)
 			"each (sites, counter reads: see each file's static_key_impl and counter)\n",
 			pre);
 	if (is_system(f0)) {
+		for (i = 0; i < x->n; i++) {
+			const struct tc_result_file *fi = x->col[i].file;
+
+			for (j = 0; j < i; j++)
+				if (x->col[j].file == fi)
+					break;
+			for (k = 0; j == i && k < fi->nr_unmeasured; k++)
+				fprintf(f, "%snot measured in %s: profile %s\n", pre, fi->path,
+					fi->unmeasured[k]);
+		}
 		fprintf(f, "%sunit: each section's own (the workload's metric); where higher is "
 			"better (files/s) the verdict says better or worse: < faster = higher\n",
 			pre);
@@ -903,6 +913,14 @@ static void print_json(const struct ctx *x)
 				"cpus", f->nr_cpus));
 			json_object_set_new(json_array_get(cols, json_array_size(cols) - 1), "runs",
 					    json_integer(f->nr_runs));
+			if (f->nr_unmeasured) {
+				json_t *u = json_array();
+
+				for (m = 0; m < f->nr_unmeasured; m++)
+					json_array_append_new(u, json_string(f->unmeasured[m]));
+				json_object_set_new(json_array_get(cols, json_array_size(cols) - 1),
+						    "not_measured", u);
+			}
 			continue;
 		}
 		json_array_append_new(cols, json_pack(

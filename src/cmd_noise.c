@@ -1078,8 +1078,7 @@ static void fail_run(struct noise_run *d, const char *what, const char *detail)
 	halt_all(d);
 	if (tc_cli_stop) {
 		/* the supervisor removes the instance: be gone within its 10 s */
-		fprintf(stderr, "tracecost: interrupted; nothing written\n");
-		exit(TC_EXIT_INTERRUPTED);
+		exit(tc_cli_interrupted());
 	}
 	if (d->n)
 		tc_noise_stop(d->n);
@@ -1180,8 +1179,7 @@ static int measure(void *arg)
 		 * after the signal, and disabling the events is slow under TCG).
 		 */
 		stop_load(d);
-		fprintf(stderr, "tracecost: interrupted; nothing written\n");
-		return TC_EXIT_INTERRUPTED;
+		return tc_cli_interrupted();
 	}
 	err = tc_noise_stop(d->n);
 	stop_load(d);
@@ -1259,8 +1257,9 @@ int cmd_noise(int argc, char **argv)
 		tc_cli_fail("another tracecost run (pid %ld) holds %s/lock and is tracing now: "
 			    "wait for it to end", pid, TC_TRACEFS_STATE_DIR);
 	case TC_STATE_STALE:
-		tc_cli_fail("the state file of an interrupted run (pid %ld) is still there (tracing "
-			    "it set up may still be on): run 'tracecost restore' first", pid);
+		tc_cli_fail("the state file of an interrupted run (%s) is still there (tracing "
+			    "it set up may still be on): run 'tracecost restore' first",
+			    tc_cli_state_who(pid));
 	}
 	for (i = 0; i < d.o.nr_cpus; i++)
 		if (!d.isolated[i])

@@ -28,7 +28,8 @@ static void usage(void)
 int cmd_restore(int argc, char **argv)
 {
 	struct tc_restore_report r;
-	char err[512];
+	char err[512], left[512];
+	unsigned int dirs;
 	long pid;
 	int ret;
 
@@ -39,6 +40,12 @@ int cmd_restore(int argc, char **argv)
 	if (argc > 1)
 		tc_cli_usage("restore: unexpected argument '%s' (try 'tracecost restore --help')",
 			     argv[1]);
+	/* the temporary directories of killed --runs parents (any user's run) */
+	if (tc_cli_runs_clean(&dirs, left, sizeof(left)))
+		fprintf(stderr, "tracecost: warning: cannot remove %s\n", left);
+	if (dirs)
+		printf("tracecost: removed %u temporary director%s of killed 'run --runs' "
+		       "(/tmp/tracecost-runs.*)\n", dirs, dirs == 1 ? "y" : "ies");
 	if (tc_tracefs_state_owner(NULL, &pid) == TC_STATE_LIVE)
 		tc_cli_fail("run %ld is in progress (it holds %s/lock): it restores tracing "
 			    "itself when it ends; nothing done", pid, TC_TRACEFS_STATE_DIR);
@@ -58,6 +65,25 @@ int cmd_restore(int argc, char **argv)
 		tc_cli_fail("restore failed: %s; the state file stays", err);
 	if (!r.found) {
 		printf("tracecost: nothing to restore (no %s/state)\n", TC_TRACEFS_STATE_DIR);
+		return TC_EXIT_OK;
+	}
+	if (r.corrupt) {
+		printf("tracecost: %s\n"
+		       "tracecost: that file records what a tracing run changes in tracefs before it "
+		       "changes it (its instances, top-level files with their old content, uprobes, "
+		       "tracecost.ko), for this command to undo; unreadable, it cannot say what\n",
+		       r.why);
+		if (r.pid > 0)
+			printf("tracecost: it names run %ld\n", r.pid);
+		printf("tracecost: undone without it: %d tracecost-PID instance%s of dead processes "
+		       "removed, tracecost* uprobe events removed%s\n", r.instances,
+		       r.instances == 1 ? "" : "s",
+		       r.kmod_cancelled ? ", a tracecost.ko run stopped" : "");
+		if (r.unrestored[0])
+			printf("tracecost: not written back (their old content is lost with the file): "
+			       "%s; check them under /sys/kernel/tracing\n", r.unrestored);
+		printf("tracecost: the file is now %s (read it there, then delete it); tracing "
+		       "runs can start again\n", r.moved_to);
 		return TC_EXIT_OK;
 	}
 	printf("tracecost: restored the tracing settings of run %ld: %d instance%s removed, "

@@ -97,6 +97,13 @@ static struct tc_result_file *load_file(const char *path)
 		tc_cli_fail("%s", err);
 	if (ret)
 		tc_cli_usage("%s", err);
+	/* a temporary of run --runs: shown by the name it is given, not its path */
+	if (tc_cli_compare_tmp && !strcmp(path, tc_cli_compare_tmp)) {
+		free(f->path);
+		f->path = strdup(tc_cli_compare_tmp_name);
+		if (!f->path)
+			tc_cli_fail("out of memory");
+	}
 	return f;
 }
 
@@ -226,6 +233,9 @@ int tc_cli_columns_load(int nr_specs, char *const *specs, int nr_labels,
 			char list[512];
 
 			c0 = tc_result_file_config(f, cfg);
+			if (c0 < 0 && tc_result_file_unmeasured(f, cfg))
+				tc_cli_usage("%s: profile %s (not measured: no column)", path,
+					     tc_result_file_unmeasured(f, cfg));
 			if (c0 < 0) {
 				config_list(f, list, sizeof(list));
 				tc_cli_usage("%s: no configuration '%s' (the file has: %s)", path,

@@ -723,6 +723,12 @@ void tc_peers_teardown(void)
 	if (torn_down)
 		return;
 	torn_down = 1;
+	if (tc_cli_stop && (usdt_fs || sessiond_pid > 0))
+		fprintf(stderr, "tracecost: interrupted; stopping the peers (%s%s%s)\n",
+			sessiond_pid > 0 ? "LTTng's session daemon" : "",
+			sessiond_pid > 0 && usdt_fs ? ", " : "",
+			usdt_fs ? "the usdt+ uprobes: the kernel waits for RCU grace periods, "
+				  "this can take seconds" : "");
 	lttng_teardown();
 	usdt_teardown();
 }

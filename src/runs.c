@@ -14,17 +14,31 @@
  *
  * Signals: SIGINT, SIGTERM and SIGHUP are passed to the running child; the
  * parent waits for it (it restores what it changed), removes the
- * temporaries and exits 130.
+ * temporaries and exits 130. They stay blocked across fork(): the child
+ * puts back their default action before it unblocks them, so one that
+ * arrives between fork() and execv() ends the child instead of reaching
+ * this program's handler there and being lost.
+ *
+ * A child dies with its parent: PR_SET_PDEATHSIG (SIGTERM, so that it
+ * restores tracing as after a Ctrl-C), checked again after the exec
+ * (tc_cli_runs_child_check(), TC_RUNS_PARENT_ENV names the parent). The
+ * temporary directory holds a lock file (flock) for as long as its run
+ * lives: tracecost restore removes the directories whose lock is free
+ * (tc_cli_runs_clean()).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -33,6 +47,8 @@
 #include <tracecost/result.h>
 
 #include "cli.h"
+
+const char *tc_cli_compare_tmp, *tc_cli_compare_tmp_name;
 
 static volatile sig_atomic_t runs_signal;
 static volatile pid_t runs_child;
@@ -110,17 +126,39 @@ static void split_args(const char *suite, int argc, char **argv, struct runs_arg
 #define EXEC_HINT	" (under user-mode emulation, --runs re-executes this binary and " \
 			"needs binfmt_misc for its architecture: run without --runs)"
 
+#define RUNS_DIR_PREFIX	"/tmp/tracecost-runs."
+#define RUNS_LOCK	"owner.lock"
+
+static const int runs_sigs[] = { SIGINT, SIGTERM, SIGHUP };
+
 /* Run one child; its exit status as main() would return it. */
 static int run_child(char **argv)
 {
-	int status, fd;
-	pid_t pid;
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	sigset_t block, orig;
+	pid_t pid, parent = getpid();
+	char ppid[32];
+	int status, fd, i;
 
 	fflush(NULL);
+	sigemptyset(&block);
+	for (i = 0; i < 3; i++)
+		sigaddset(&block, runs_sigs[i]);
+	sigprocmask(SIG_BLOCK, &block, &orig);
 	pid = fork();
 	if (pid < 0)
 		tc_cli_fail("fork: %s", strerror(errno));
 	if (!pid) {
+		/* a signal pending or arriving from here on ends this child */
+		sigemptyset(&dfl.sa_mask);
+		for (i = 0; i < 3; i++)
+			sigaction(runs_sigs[i], &dfl, NULL);
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(TC_EXIT_INTERRUPTED);
+		snprintf(ppid, sizeof(ppid), "%ld", (long)parent);
+		setenv(TC_RUNS_PARENT_ENV, ppid, 1);
+		sigprocmask(SIG_SETMASK, &orig, NULL);
 		fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 		if (fd >= 0)
 			dup2(fd, STDOUT_FILENO);
@@ -130,6 +168,7 @@ static int run_child(char **argv)
 		_exit(TC_EXIT_FAIL);
 	}
 	runs_child = pid;
+	sigprocmask(SIG_SETMASK, &orig, NULL);	/* a pending one is forwarded now */
 	if (runs_signal)
 		kill(pid, runs_signal);
 	while (waitpid(pid, &status, 0) < 0)
@@ -153,19 +192,104 @@ static void remove_tmp(const char *dir, int nr)
 	}
 	snprintf(path, sizeof(path), "%s/runs.json", dir);
 	unlink(path);
+	snprintf(path, sizeof(path), "%s/" RUNS_LOCK, dir);
+	unlink(path);
 	rmdir(dir);
+}
+
+void tc_cli_runs_child_check(void)
+{
+	const char *v = getenv(TC_RUNS_PARENT_ENV);
+	long parent;
+
+	if (!v)
+		return;
+	parent = strtol(v, NULL, 10);
+	unsetenv(TC_RUNS_PARENT_ENV);
+	/* kept across execve() for a non-setuid program; set again all the same */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (parent > 0 && getppid() != (pid_t)parent)
+		tc_cli_die(TC_EXIT_INTERRUPTED, "the parent of this run (tracecost run --runs, "
+			   "pid %ld) is gone; nothing done", parent);
+}
+
+/* Remove @dir's files of a run (ours only: run*.json, runs.json, temporaries). */
+static int clean_dir(const char *dir)
+{
+	char path[PATH_MAX + 256];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int err = 0;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		const char *n = de->d_name;
+
+		if (!strcmp(n, ".") || !strcmp(n, "..") || !strcmp(n, RUNS_LOCK))
+			continue;
+		if (strncmp(n, "run", 3) || !strstr(n, ".json")) {
+			err = -ENOTEMPTY;	/* not ours: leave the directory */
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s/%s", dir, n);
+		if (unlink(path) && errno != ENOENT)
+			err = -errno;
+	}
+	closedir(d);
+	return err;
+}
+
+int tc_cli_runs_clean(unsigned int *removed, char *left, size_t len)
+{
+	char dir[PATH_MAX], lock[PATH_MAX + 16];
+	struct dirent *de;
+	int fd, ret = 0, err;
+	DIR *d;
+
+	*removed = 0;
+	left[0] = 0;
+	d = opendir("/tmp");
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "tracecost-runs.", 15) || strlen(de->d_name) != 21)
+			continue;
+		snprintf(dir, sizeof(dir), "/tmp/%s", de->d_name);
+		snprintf(lock, sizeof(lock), "%s/" RUNS_LOCK, dir);
+		fd = open(lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			continue;	/* not made by this version, or not ours */
+		if (flock(fd, LOCK_EX | LOCK_NB)) {
+			close(fd);
+			continue;	/* its run is alive */
+		}
+		err = clean_dir(dir);
+		if (!err && (unlink(lock) || rmdir(dir)))
+			err = -errno;
+		close(fd);
+		if (err) {
+			if (!ret)
+				snprintf(left, len, "%s: %s", dir, strerror(-err));
+			ret = err;
+			continue;
+		}
+		(*removed)++;
+	}
+	closedir(d);
+	return ret;
 }
 
 int tc_cli_runs(const char *suite, unsigned int runs, int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = runs_on_signal };
-	char dir[] = "/tmp/tracecost-runs.XXXXXX", out[4096];
+	char dir[] = RUNS_DIR_PREFIX "XXXXXX", out[4096];
 	struct timespec start, end;
 	struct runs_args ra = { 0 };
 	json_t **objs, *root;
 	const char *target;
 	unsigned int i;
-	int ret = 0;
+	int ret = 0, lock_fd;
 
 	/* First: a signal from here on ends the runs with 130 */
 	sigemptyset(&sa.sa_mask);
@@ -187,6 +311,15 @@ int tc_cli_runs(const char *suite, unsigned int runs, int argc, char **argv)
 		return TC_EXIT_INTERRUPTED;
 	if (!mkdtemp(dir))
 		tc_cli_fail("mkdtemp %s: %s", dir, strerror(errno));
+	/* held until this process ends: a free lock marks a killed run's leftovers */
+	snprintf(out, sizeof(out), "%s/" RUNS_LOCK, dir);
+	lock_fd = open(out, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (lock_fd < 0 || flock(lock_fd, LOCK_EX | LOCK_NB)) {
+		int err = errno;
+
+		remove_tmp(dir, 0);
+		tc_cli_fail("%s: %s", out, strerror(err));
+	}
 	objs = calloc(runs, sizeof(*objs));
 	if (!objs)
 		tc_cli_fail("out of memory");
@@ -259,11 +392,20 @@ int tc_cli_runs(const char *suite, unsigned int runs, int argc, char **argv)
 				cargv[n++] = (char *)ra.unit;
 			}
 			cargv[n] = NULL;
+			if (!ra.json) {
+				/* deleted below: name no path that will not exist */
+				tc_cli_compare_tmp = target;
+				tc_cli_compare_tmp_name = "(not kept)";
+			}
 			optind = 0;
 			ret = cmd_compare(n, cargv);
+			if (!ra.json && !ret)
+				fprintf(stderr, "tracecost: the result file of these runs is not kept "
+					"(--json FILE keeps it)\n");
 		}
 	}
 	remove_tmp(dir, (int)runs);
+	close(lock_fd);
 	free(ra.child);
 	return ret;
 }

@@ -780,8 +780,7 @@ static int kernel_measure(void *arg)
 	}
 	clock_gettime(CLOCK_REALTIME, &end);
 	if (tc_cli_stop) {
-		fprintf(stderr, "tracecost: interrupted; nothing written\n");
-		return TC_EXIT_INTERRUPTED;
+		return tc_cli_interrupted();
 	}
 	tc_cells_merge(cells, npc, nr_snap);
 	tc_cells_merge(cells1, npc, 1);

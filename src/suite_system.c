@@ -849,8 +849,7 @@ static void measure_fail(struct sys_run *d, struct sys_result *r, int err, const
 		tc_workload_teardown(&r->ctx);
 	tc_cli_progress_done();
 	if (err == -EINTR) {
-		fprintf(stderr, "tracecost: interrupted; nothing written\n");
-		exit(TC_EXIT_INTERRUPTED);
+		exit(tc_cli_interrupted());
 	}
 	tc_cli_fail("%s", what);
 }
@@ -1118,8 +1117,9 @@ int suite_system_run(int argc, char **argv)
 		tc_cli_fail("another tracecost run (pid %ld) holds %s/lock and is tracing now: "
 			    "wait for it to end", pid, TC_TRACEFS_STATE_DIR);
 	case TC_STATE_STALE:
-		tc_cli_fail("the state file of an interrupted run (pid %ld) is still there (tracing "
-			    "it set up may still be on): run 'tracecost restore' first", pid);
+		tc_cli_fail("the state file of an interrupted run (%s) is still there (tracing "
+			    "it set up may still be on): run 'tracecost restore' first",
+			    tc_cli_state_who(pid));
 	}
 	if (tc_cli_stop)
 		tc_cli_die(TC_EXIT_INTERRUPTED, "interrupted; nothing written");

@@ -601,8 +601,8 @@ int suite_user_run(int argc, char **argv)
 			" now: its tracing and workloads may add to these figures\n", pid);
 		break;
 	case TC_STATE_STALE:
-		fprintf(stderr, "tracecost: warning: an interrupted run (pid %ld) left tracing set"
-			" up (%s/state): 'tracecost restore' puts it back\n", pid,
+		fprintf(stderr, "tracecost: warning: an interrupted run (%s) left tracing set"
+			" up (%s/state): 'tracecost restore' puts it back\n", tc_cli_state_who(pid),
 			TC_TRACEFS_STATE_DIR);
 		break;
 	}
@@ -700,6 +700,5 @@ interrupted:
 	tc_peers_teardown();
 	tc_sampler_result_free(&d.main);
 	tc_sampler_result_free(&d.one);
-	fprintf(stderr, "tracecost: interrupted; nothing written\n");
-	return TC_EXIT_INTERRUPTED;
+	return tc_cli_interrupted();
 }

@@ -73,6 +73,7 @@ int main(int argc, char **argv)
 	size_t i;
 
 	tc_cli_early_signals();
+	tc_cli_runs_child_check();
 	/* Keep the command line as given: subcommands may reorder argv. */
 	tc_cli_argc = argc;
 	tc_cli_argv = calloc((size_t)argc + 1, sizeof(char *));

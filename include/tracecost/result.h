@@ -141,6 +141,17 @@ int tc_result_write(json_t *root, const char *path);
 #define TC_RESULT_MAX_TOTAL_REPS 16384	/* repetitions over every run */
 #define TC_RESULT_MAX_CPUS	TC_SNAPSHOT_MAX_CPUS
 #define TC_RESULT_MAX_HIGHEST	1000000
+/*
+ * The counter frequencies a machine can have, with two decades of margin
+ * each side: Arm's generic timer runs at 1 MHz .. 1 GHz (fixed at 1 GHz
+ * from Armv8.6; QEMU's 62.5 MHz), x86's TSC at ~0.1 .. 6 GHz, QEMU -icount
+ * shift=0 at 1 GHz. A file outside is hand-made or damaged: its ns would be
+ * nonsense (1e-10 Hz made samples of 1e20 ns).
+ */
+#define TC_RESULT_MIN_FREQ_HZ	1e4
+#define TC_RESULT_MAX_FREQ_HZ	1e11
+/* A counter that steps less often than once per this many s is no timer. */
+#define TC_RESULT_MAX_RESOLUTION_S	1e-3
 #define TC_RESULT_MAX_SNAP_N	TC_SNAPSHOT_MAX_N	/* samples in one snapshot */
 #define TC_RESULT_MAX_CELL_N	(1ull << 50)	/* samples in one cell */
 #define TC_RESULT_MAX_WORKLOADS	16	/* system: workloads, metrics of each */
@@ -235,6 +246,9 @@ struct tc_result_run {
  * @configs:	configuration names (columns), @nr_configs of them; for
  *		system the available profiles, in column order
  * @rows:	@nr_rows rows
+ * @unmeasured:	system: the profiles the file names but could not apply,
+ *		"NAME: REASON" each (the file's "reason", or "no reason
+ *		recorded"), @nr_unmeasured of them, each name once over the runs
  */
 struct tc_result_file {
 	char *path;
@@ -260,7 +274,24 @@ struct tc_result_file {
 	char **configs;
 	int nr_rows;
 	struct tc_result_row *rows;
+	int nr_unmeasured;
+	char **unmeasured;
 };
+
+/**
+ * tc_result_file_unmeasured() - why the file has no column @name
+ * Return: "NAME: REASON" from @f->unmeasured, or NULL if @f names no such
+ * unavailable profile.
+ */
+const char *tc_result_file_unmeasured(const struct tc_result_file *f, const char *name);
+/**
+ * tc_result_file_add_unmeasured() - record that profile @name was not
+ * measured, and @why (NULL or "": "no reason recorded"); nothing if @name is
+ * recorded already or TC_RESULT_MAX_CONFIGS are (used by the reader and
+ * tc_result_file_pool())
+ * Return: 0, -ENOMEM.
+ */
+int tc_result_file_add_unmeasured(struct tc_result_file *f, const char *name, const char *why);
 
 /**
  * tc_result_file_parse() - validate and load a result file held in memory

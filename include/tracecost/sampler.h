@@ -30,6 +30,13 @@ extern "C" {
 #define TC_SAMPLER_BLOCK	10000u	/* samples per pair x configuration per block */
 #define TC_SAMPLER_CALIB	10000u	/* empty samples behind each O */
 #define TC_SAMPLER_RING_EVENTS	4096u	/* per-thread ring of the recording probe */
+/*
+ * A block's samples of one cell are taken in calls of about this many ns
+ * (at least TC_SAMPLER_CHUNK_MIN samples at first), with a look at
+ * tc_sampler_config.stop between calls: a stop is seen within ~2x this.
+ */
+#define TC_SAMPLER_CHUNK_NS	20000000ull
+#define TC_SAMPLER_CHUNK_MIN	16u
 
 struct tc_recorder;
 

@@ -46,8 +46,10 @@
  * its address is no link-time constant and GCC before 14 refuses it as an
  * asm operand; there the site gets a private pointer to the key (static,
  * relocated by the dynamic loader, read-only after RELRO) and the entry
- * points to that pointer with bit 1 set. On AArch64 every object does so,
- * executables too: there the static linker cannot resolve a 64-bit
+ * points to that pointer with bit 1 set. A position-independent executable
+ * does so too: with -flto -rdynamic its keys are exported and GCC's
+ * link-time compile refuses them in the same way. On AArch64 every object
+ * does so, non-PIE executables too: there the static linker cannot resolve a 64-bit
  * PC-relative reference (R_AARCH64_PREL64) to a key that a shared object
  * defines, where x86-64's makes a copy relocation. The section is "aw"
  * like the kernel's __jump_table.
@@ -302,7 +304,7 @@ struct tc_static_key_true {
  * @target: branch target (the "taken" label) minus &@target
  * @key:    key address minus &@key, plus 1 for a "likely" site; or, with
  *	    bit 1 set (TC_JUMP_ENTRY_INDIRECT), the address of a pointer to
- *	    the key minus &@key (shared objects, see "The jump table")
+ *	    the key minus &@key (shared objects and PIE, see "The jump table")
  *
  * 16 bytes, 8-aligned; the linker concatenates the entries of every object
  * file into one array [__start_tc_jump_table, __stop_tc_jump_table) per ELF
@@ -442,10 +444,16 @@ extern bool __tc_static_branch_wrong_type(void)
  * bit). Statement expressions rather than inline functions, so the "i"
  * operands are constants even at -O0.
  */
-#if (defined(__PIC__) && !defined(__PIE__)) || defined(__aarch64__)
+#if defined(__PIC__) || defined(__aarch64__)
 /*
- * Shared object, and every AArch64 object: the entry points to a private,
- * relocated pointer to the key (see "The jump table").
+ * Shared object, position-independent executable, and every AArch64
+ * object: the entry points to a private, relocated pointer to the key (see
+ * "The jump table"). A PIE too: under -flto with -rdynamic (Debian's
+ * default-PIE GCC 12), the key of the program is exported and no longer
+ * binds locally in the link-time compile, where "i"(&key) is then refused
+ * ("impossible constraint in 'asm'"); the address of the private pointer
+ * always binds locally. Only the table entry changes (one pointer per site
+ * in .data.rel.ro): the site's instruction is the same.
  */
 #define __TC_SITE_KEY_DECL(k)	static struct tc_static_key *const __tc_kp = (k);
 #define __TC_SITE_KEY_OP(k)	(&__tc_kp)

@@ -382,6 +382,13 @@ int tc_tracefs_record_kmod(struct tc_tracefs *t, unsigned int what);
  * @instances: instances removed
  * @files:     top-level files written back
  * @kmod_cancelled, @kmod_unloaded: see tc_tracefs_record_kmod()
+ * @corrupt:   the state file could not be read as one (@why says how): what
+ *	       it names was undone as far as it can be without it (below),
+ *	       and the file was moved to @moved_to
+ * @why:       why the state file is not one ("" if it is)
+ * @unrestored: the top-level files it names (found in its text), whose
+ *	       recorded content could not be read: not written back, "" if none
+ * @moved_to:  where the corrupt state file went
  */
 struct tc_restore_report {
 	bool found;
@@ -390,6 +397,10 @@ struct tc_restore_report {
 	int files;
 	bool kmod_cancelled;	/* a tracecost.ko run was told to stop */
 	bool kmod_unloaded;	/* tracecost.ko was unloaded */
+	bool corrupt;
+	char why[256];
+	char unrestored[256];
+	char moved_to[128];
 };
 
 /* What tc_tracefs_state_owner() found */
@@ -420,8 +431,17 @@ int tc_tracefs_state_owner(const char *state_dir, long *pid);
  * does what tc_tracefs_end() does, and removes the state.tmp.PID files of
  * runs killed while writing their state. No state file: @r->found = false, 0.
  *
+ * A state file that is not one (truncated, hand-edited: @r->corrupt) cannot
+ * say what to undo, but only tracecost makes what it would name: with the
+ * lock held no tracecost run is live, so the instances named tracecost-PID
+ * of processes that no longer exist are removed, the uprobe events of groups
+ * tracecost* too, a run of tracecost.ko is stopped (the module stays
+ * loaded), and the file is renamed to STATE_DIR/state.corrupt (replacing an
+ * older one) so that runs may start again. Recorded file contents cannot be
+ * recovered: the paths its text names are listed in @r->unrestored.
+ *
  * Return: 0; -EBUSY (a run still holds the lock); -EPERM/-EACCES; -ENODEV;
- * -EINVAL (unreadable state file: it is left in place); -errno.
+ * -EINVAL (the state path is not a regular file: it is left in place); -errno.
  */
 int tc_tracefs_restore(const char *state_dir, struct tc_restore_report *r, char *err,
 		       size_t len);

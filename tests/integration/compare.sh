@@ -168,6 +168,15 @@ check "different suites: the line names both files" \
 	'grep -q "a.json (suite user) and .*kernel.json (suite kernel)" "$tmp/stderr"'
 expect_usage "--unit ticks across counter rates" compare "$tmp/a.json" "$tmp/fast.json" --unit ticks
 expect_usage "no counter frequency for ns" compare "$tmp/nofreq.json"
+# physical fields bounded by what a machine can have: one line naming file and field
+for v in 1e-300 1e-10 2e12; do
+	jq ".counter.frequency_hz = $v" a.json >freq.json
+	expect_usage "counter.frequency_hz $v" compare "$tmp/freq.json"
+	check "counter.frequency_hz $v: the line names the file and the field" \
+		'grep -q "freq.json: counter.frequency_hz: .* is out of range" "$tmp/stderr"'
+done
+jq ".counter.resolution_ticks = .counter.frequency_hz" a.json >freq.json
+expect_usage "counter.resolution_ticks of one second" compare "$tmp/freq.json"
 expect_usage "unknown configuration" compare "$tmp/a.json:nosuch"
 expect_usage "too many labels" compare "$tmp/a.json:stock" --label x --label y
 expect_usage "unknown metric" compare "$tmp/a.json" --metrics p99

@@ -45,6 +45,17 @@ check "a group of a runs file and a run file: 4 runs in the column; the other 1:
 "$TC" plot r.json:stock r.json,one.json:static --out p.svg >/dev/null 2>&1
 check "plot takes runs files and groups" '[ -s p.svg ]'
 
+# ---- without --json: no temporary path shown, how to keep the file said ----
+"$TC" run --runs 2 --cpus 0 --samples 2000 >nj.txt 2>nj.err
+rc=$?
+"$TC" run --runs 2 --cpus 0 --samples 2000 --format csv >nj.csv 2>>nj.err
+check "--runs 2 without --json: no path that will not exist, in the table or the CSV" \
+	'[ $rc -eq 0 ] && ! grep -q "tracecost-runs" nj.txt nj.csv nj.err &&
+	 grep -q "stock: (not kept):stock (reference)" nj.txt &&
+	 [ "$(sed -n 2p nj.csv | cut -d, -f4)" = "(not kept)" ]'
+check "--runs 2 without --json: says how to keep the file" \
+	'[ $(grep -c "not kept (--json FILE keeps it)" nj.err) -eq 2 ]'
+
 # ---- the system suite (profile none: no root, tracefs untouched) ----
 # a system run refuses to start while another tracecost run traces (a shared
 # machine): wait for it (tests/integration/tracefs-lib.sh)
@@ -55,6 +66,21 @@ check "system --runs 3: three runs in the file, compare's table (3 runs, 6 round
 	'[ $? -eq 0 ] && jq -e ".file_version == 2 and (.runs | length) == 3 and .suite == \"system\"" sys.json >/dev/null &&
 	 grep -q ": sys.json:none (reference), .*3 runs, 6 rounds" sys.txt &&
 	 grep -qx "getpid: lower is better (calls per run: [0-9]*)" sys.txt'
+
+# a profile a run could not apply: its reason in the table and in compare
+jq '.runs[].system.profiles += [{"name": "function", "summary": "function tracer",
+	"builtin": true, "file": null, "available": false,
+	"reason": "the kernel refused tracer function", "events": [], "tracer": "function",
+	"buffer_kb": 0}]' sys.json >unav.json
+"$TC" compare unav.json >unav.txt 2>&1
+check "an unavailable profile: compare's header says why it has no column" \
+	'[ $? -eq 0 ] && grep -qx "not measured in unav.json: profile function: the kernel refused tracer function" unav.txt'
+check "... and in compare --format json (columns[].not_measured)" \
+	'"$TC" compare unav.json --format json >unav.cj && [ -s unav.cj ] &&
+	 jq -e ".columns[0].not_measured == [\"function: the kernel refused tracer function\"]" unav.cj >/dev/null'
+"$TC" compare unav.json:function >unav.txt 2>unav.err
+check "compare FILE:PROFILE of an unavailable profile: exit 2, the file's reason" \
+	'[ $? -eq 2 ] && [ $(wc -l <unav.err) -eq 1 ] && grep -q "function: the kernel refused tracer function (not measured" unav.err'
 
 # ---- bad input: exit 2, one line, nothing written ----
 expect_bad() {

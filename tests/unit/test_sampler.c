@@ -15,6 +15,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <signal.h>
+
 #include <tracecost/sampler.h>
 
 static const struct tc_subject *const subjects[] = {
@@ -140,6 +142,53 @@ static void test_stop(void **state)
 	tc_sampler_result_free(&res);
 }
 
+/*
+ * A subject whose loop raises the stop flag in its first call and counts
+ * the samples it is asked for: a stop raised inside a block must end the
+ * block at the next chunk (TC_SAMPLER_CHUNK_MIN samples at first), not
+ * after the block's TC_SAMPLER_BLOCK samples (issue 22, item 2: a usdt+
+ * block at --batch 64 ran for a minute after SIGTERM).
+ */
+static volatile sig_atomic_t slow_stop;
+static uint64_t slow_asked;
+
+static void slow_loop(uint64_t *out, unsigned int n, unsigned int batch)
+{
+	unsigned int i;
+
+	(void)batch;
+	__atomic_store_n(&slow_stop, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&slow_asked, n, __ATOMIC_RELAXED);
+	for (i = 0; i < n; i++)
+		out[i] = 100;
+}
+
+static void test_stop_inside_block(void **state)
+{
+	static struct tc_subject slow = { .name = "slow", .id = "slow", .hooks = "none" };
+	static const struct tc_subject *const one[] = { &slow };
+	int cpu = 0, p, k;
+	struct tc_sampler_config cfg = base(&cpu, 1);
+	struct tc_sampler_result res;
+
+	(void)state;
+	for (p = 0; p < TC_NR_USER_PAIRS; p++)
+		for (k = 0; k < TC_NR_LOOP_KINDS; k++)
+			slow.loop[p][k] = slow_loop;
+	slow_stop = 0;
+	slow_asked = 0;
+	cfg.subjects = one;
+	cfg.nr_subjects = 1;
+	cfg.samples = 10ull * TC_SAMPLER_BLOCK;
+	cfg.stop = &slow_stop;
+	assert_int_equal(tc_sampler_run(&cfg, &res), 0);
+	assert_true(res.interrupted);
+	/* one chunk of the first cell, none of the others */
+	assert_int_equal(slow_asked, TC_SAMPLER_CHUNK_MIN);
+	assert_true(slow_asked < TC_SAMPLER_BLOCK);
+	tc_sampler_result_free(&res);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -147,6 +196,7 @@ int main(void)
 		cmocka_unit_test(test_all_cpus_work_batch),
 		cmocka_unit_test(test_bad_config),
 		cmocka_unit_test(test_stop),
+		cmocka_unit_test(test_stop_inside_block),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
