@@ -420,19 +420,23 @@ deps-kernel:
 # Kernels from Debian's linux-source-6.1: kernel/configs/NAME.config on top of
 # tinyconfig + base.config, each a kbuild O= tree $(KERNEL_CACHE)/NAME (bzImage,
 # vmlinux, Module.symvers), cached by a hash of its inputs (kernel/build.sh).
+# ARCH=arm64: Debian's aarch64-linux-gnu- cross compiler, trees in
+# $(KERNEL_CACHE)/arm64/NAME (kernel/configs/arch/ARCH.config after base.config).
 KERNELS		?= debug
 KERNEL_CACHE	?= $(O)/kernels
+ARCH		?= x86_64
 kernels: deps-kernels
-	@KERNEL_CACHE="$(KERNEL_CACHE)" V="$(V)" bash kernel/build.sh $(KERNELS)
+	@KERNEL_CACHE="$(KERNEL_CACHE)" ARCH="$(ARCH)" V="$(V)" bash kernel/build.sh $(KERNELS)
 
 deps-kernels:
 	@sh scripts/deps.sh kernels
+	@case "$(ARCH)" in arm64|aarch64) sh scripts/deps.sh kernels-arm64 ;; esac
 
 # The module on the debug kernel under provoked races (tests/vm/stress.sh);
 # RACES=N sets the number of rmmod races (default 200).
 check-kernel-debug: deps-kernel
 	@$(MAKE) --no-print-directory kernels KERNELS=debug
-	@$(MAKE) --no-print-directory $(O)/tracecost-static
+	@$(MAKE) --no-print-directory $(O)/tracecost-static $(TRACECOST)
 	@sh tests/vm/stress.sh $(O) $(KERNEL_CACHE)
 
 # tracecost vm end to end with Debian's kernel (tests/vm/vm.sh): bad input,
