@@ -411,7 +411,7 @@ $(O)/tracecost-static: $(CLI_OBJS) $(SUBJECT_OBJS) $(PEER_OBJS) $(SIZE_OBJ) $(LI
 
 # The kernel suite, booted under QEMU with Debian's kernel (tests/vm/run.sh).
 check-kernel: deps-kernel
-	@$(MAKE) --no-print-directory $(O)/tracecost-static
+	@$(MAKE) --no-print-directory $(O)/tracecost-static $(TRACECOST)
 	@sh tests/vm/run.sh $(O)
 
 deps-kernel:
