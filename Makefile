@@ -122,7 +122,8 @@ RUN_ARGS	?= --runs 5 --repeat 2 --samples 1000000
 	check-aarch64 deps-aarch64 check-aarch64-if-available \
 	check-kernel deps-kernel check-kernel-if-available check-fuzz kernels deps-kernels \
 	check-kernel-debug check-noise-vm check-noise-vm-if-available check-vm \
-	check-vm-if-available seed-table check-seed-table
+	check-vm-if-available seed-table check-seed-table check-vm-arm64 \
+	check-vm-arm64-if-available
 all: $(TRACECOST) $(UNIT_BINS) $(LIBTC_SO)
 
 $(O)/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h) Makefile
@@ -400,6 +401,7 @@ check: deps
 	$(STAGE) kernel $(MAKE) --no-print-directory check-kernel-if-available
 	$(STAGE) noise-vm $(MAKE) --no-print-directory check-noise-vm-if-available
 	$(STAGE) vm $(MAKE) --no-print-directory check-vm-if-available
+	$(STAGE) vm-arm64 $(MAKE) --no-print-directory check-vm-arm64-if-available
 	@echo "check: all test groups passed"
 
 # A static tracecost for the QEMU initramfs (no shared libraries there).
@@ -484,6 +486,23 @@ check-vm-if-available:
 	@if sh scripts/deps.sh --check kernel; then \
 		$(MAKE) --no-print-directory check-vm; \
 	else echo "check-vm: skipped (run 'make deps-kernel' as root to install QEMU and the kernel packages)"; fi
+
+# tracecost vm --arch arm64 end to end (tests/vm/arm64.sh): the arm64 stock
+# kernel of make kernels ARCH=arm64, the module cross-built and loaded, the
+# kernel suite on two CPUs and twice deterministic (PMCCNTR_EL0: exact
+# instruction counts), the system suite.
+check-vm-arm64:
+	@sh scripts/deps.sh kernels-arm64
+	@$(MAKE) --no-print-directory kernels ARCH=arm64 KERNELS=stock
+	@$(MAKE) --no-print-directory $(TRACECOST)
+	@$(MAKE) --no-print-directory CROSS_COMPILE=aarch64-linux-gnu- O=$(O)-arm64 \
+		$(O)-arm64/tracecost-static
+	@sh tests/vm/arm64.sh $(O) $(O)-arm64 $(KERNEL_CACHE)/arm64/stock
+
+check-vm-arm64-if-available:
+	@if sh scripts/deps.sh --check kernels-arm64; then \
+		$(MAKE) --no-print-directory check-vm-arm64; \
+	else echo "check-vm-arm64: skipped (run 'make deps-kernels ARCH=arm64' as root to install the cross compiler, qemu-system-arm and the arm64 busybox)"; fi
 
 # libFuzzer (clang) on the result reader and the comparison behind it, for
 # FUZZ_SECONDS, from the seed corpus in tests/fuzz/; inputs that once
