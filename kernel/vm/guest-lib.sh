@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=sh
 #
 # /guest-lib.sh: the preamble every QEMU guest /init sources (kernel/vm/init.sh
 # of tracecost vm, tests/vm/guest-init.sh, guest-stress.sh, noise-init.sh),
