@@ -376,6 +376,19 @@ static void print_tail(const char *path, int lines)
 	free(buf);
 }
 
+static const struct vm_arch *host_arch(void);
+
+/*
+ * What differs when the guest's architecture is not this machine's: the
+ * cross compiler, the cross build tree of the static tracecost, Debian's
+ * busybox of that architecture. On its own architecture a machine uses its
+ * compiler, build/ and /bin/busybox.
+ */
+static bool foreign(const struct vm_arch *arch)
+{
+	return arch != host_arch();
+}
+
 /* The e_machine of the ELF file @path, or 0. */
 static unsigned int elf_machine(const char *path)
 {
@@ -529,7 +542,7 @@ static void build_module(const struct vm_arch *arch, const char *top, const char
 	pathf(log, sizeof(log), "%s/kbuild.log", vm_dir);
 	pathf(arg_c, sizeof(arg_c), "-C%s", build);
 	pathf(arg_m, sizeof(arg_m), "M=%s", dir);
-	if (arch->kbuild_arch) {
+	if (foreign(arch) && arch->kbuild_arch) {
 		snprintf(arg_a, sizeof(arg_a), "ARCH=%s", arch->kbuild_arch);
 		snprintf(arg_x, sizeof(arg_x), "CROSS_COMPILE=%s", arch->cross);
 		argv[5] = arg_a;
@@ -1076,7 +1089,7 @@ int cmd_vm(int argc, char **argv)
 {
 	char exe[4096], top[4096], stat_bin[4300], init[4300], ko[4300], path[4300];
 	char initrd[4300], console[4300], data[4300];
-	const char *qemu, *name, *accel;
+	const char *qemu, *name, *accel, *busybox;
 	const struct vm_arch *arch;
 	char release[128] = "";
 	struct vm_opts o;
@@ -1096,21 +1109,23 @@ int cmd_vm(int argc, char **argv)
 		tc_cli_fail("%s is not installed (apt-get install %s)", arch->qemu, arch->qemu_pkg);
 	if (o.initrd)
 		return boot_initrd(&o, qemu);
-	if (access(arch->busybox, X_OK) || has_pt_interp(arch->busybox) ||
-	    elf_machine(arch->busybox) != arch->elf_machine)
-		tc_cli_fail("%s is missing or not a static %s busybox (%s)", arch->busybox,
-			    arch->name, arch == &vm_arches[0] ? "apt-get install busybox-static"
-			    : "make deps-kernels ARCH=arm64");
+	busybox = foreign(arch) ? arch->busybox : "/bin/busybox";
+	if (access(busybox, X_OK) || has_pt_interp(busybox) ||
+	    elf_machine(busybox) != arch->elf_machine)
+		tc_cli_fail("%s is missing or not a static %s busybox (%s)", busybox,
+			    arch->name, foreign(arch) ? "make deps-kernels ARCH=arm64"
+			    : "apt-get install busybox-static");
 	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (len <= 0)
 		tc_cli_fail("cannot find this binary: %s", strerror(errno));
 	exe[len] = 0;
-	pathf(stat_bin, sizeof(stat_bin), "%s%s/tracecost-static", dirname(exe), arch->static_dir);
+	pathf(stat_bin, sizeof(stat_bin), "%s%s/tracecost-static", dirname(exe),
+	      foreign(arch) ? arch->static_dir : "");
 	pathf(top, sizeof(top), "%s/..", exe);	/* exe is its directory now */
 	if (access(stat_bin, R_OK))
 		tc_cli_fail("%s is missing (make %s%s)", stat_bin,
-			    arch->cross ? "CROSS_COMPILE=aarch64-linux-gnu- O=build-arm64 " : "",
-			    arch->cross ? "build-arm64/tracecost-static" : "build/tracecost-static");
+			    foreign(arch) ? "CROSS_COMPILE=aarch64-linux-gnu- O=build-arm64 " : "",
+			    foreign(arch) ? "build-arm64/tracecost-static" : "build/tracecost-static");
 	if (elf_machine(stat_bin) != arch->elf_machine)
 		tc_cli_fail("%s is not an %s binary", stat_bin, arch->name);
 	pathf(init, sizeof(init), "%s/kernel/vm/init.sh", top);
@@ -1151,7 +1166,7 @@ int cmd_vm(int argc, char **argv)
 	cpio_file(&c, "init", init, 0755);
 	pathf(path, sizeof(path), "%s/kernel/vm/guest-lib.sh", top);
 	cpio_file(&c, "guest-lib.sh", path, 0644);
-	cpio_file(&c, "bin/busybox", arch->busybox, 0755);
+	cpio_file(&c, "bin/busybox", busybox, 0755);
 	cpio_file(&c, "tracecost", stat_bin, 0755);
 	cpio_file(&c, "tracecost.ko", ko, 0644);
 	{
