@@ -490,13 +490,16 @@ check-vm-if-available:
 # tracecost vm --arch arm64 end to end (tests/vm/arm64.sh): the arm64 stock
 # kernel of make kernels ARCH=arm64, the module cross-built and loaded, the
 # kernel suite on two CPUs and twice deterministic (PMCCNTR_EL0: exact
-# instruction counts), the system suite.
+# instruction counts), the user suite twice deterministic (a tracecost built
+# with -DTC_CLOCK_PMCCNTR in $(O)-arm64-pmc), the system suite.
 check-vm-arm64:
 	@sh scripts/deps.sh kernels-arm64
 	@$(MAKE) --no-print-directory kernels ARCH=arm64 KERNELS=stock
 	@$(MAKE) --no-print-directory $(TRACECOST)
 	@$(MAKE) --no-print-directory CROSS_COMPILE=aarch64-linux-gnu- O=$(O)-arm64 \
 		$(O)-arm64/tracecost-static
+	@$(MAKE) --no-print-directory CROSS_COMPILE=aarch64-linux-gnu- O=$(O)-arm64-pmc \
+		EXTRA_CFLAGS=-DTC_CLOCK_PMCCNTR $(O)-arm64-pmc/tracecost-static
 	@sh tests/vm/arm64.sh $(O) $(O)-arm64 $(KERNEL_CACHE)/arm64/stock
 
 check-vm-arm64-if-available:

@@ -33,7 +33,9 @@
  * by scripts/deps.sh kernels-arm64. --deterministic on arm64 passes
  * tccounter=pmccntr: the guest's init loads the module with counter=pmccntr,
  * the PMU cycle counter, which counts instructions under -icount shift=0
- * (kmod/tracecost_main.c), where CNTVCT_EL0 counts one per 16.
+ * (kmod/tracecost_main.c), where CNTVCT_EL0 counts one per 16, and packs
+ * the static tracecost built with -DTC_CLOCK_PMCCNTR (build-arm64-pmc/),
+ * whose sampler reads the same counter (include/tracecost/clock.h).
  *
  * --deterministic boots one CPU with -icount shift=0,align=off,sleep=off
  * and a fixed RTC: the guest's TSC and clocks advance by one tick (1 ns)
@@ -89,6 +91,8 @@ struct vm_arch {
 	const char *kbuild_arch;
 	const char *cross;
 	const char *static_dir;		/* the cross build's tree: "<build>" + this */
+	const char *det_static_dir;	/* the same for --deterministic */
+	const char *det_static_make;	/* the make line that builds it */
 	const char *busybox;
 	const char *det_append;		/* kernel parameters of --deterministic */
 	const char *image_desc;
@@ -106,10 +110,12 @@ static const char *const arm64_data[] = { "-device", "virtio-serial-device", "-c
 
 static const struct vm_arch vm_arches[] = {
 	{ "x86_64", "qemu-system-x86_64", "qemu-system-x86", x86_machine, "ttyS0", "/dev/ttyS1",
-	  x86_data, NULL, NULL, "", "/bin/busybox", "", "an x86 bzImage (no boot header)", "HdrS",
+	  x86_data, NULL, NULL, "", "", "", "/bin/busybox", "", "an x86 bzImage (no boot header)", "HdrS",
 	  0x202, EM_X86_64 },
 	{ "arm64", "qemu-system-aarch64", "qemu-system-arm", arm64_machine, "ttyAMA0",
-	  "/dev/hvc0", arm64_data, "arm64", "aarch64-linux-gnu-", "-arm64",
+	  "/dev/hvc0", arm64_data, "arm64", "aarch64-linux-gnu-", "-arm64", "-arm64-pmc",
+	  "CROSS_COMPILE=aarch64-linux-gnu- O=build-arm64-pmc EXTRA_CFLAGS=-DTC_CLOCK_PMCCNTR "
+	  "build-arm64-pmc/tracecost-static",
 	  "/var/lib/tracecost/arm64/busybox", " tccounter=pmccntr", "an arm64 Image (no ARM\\x64 header)", "ARM\x64",
 	  0x38, EM_AARCH64 },
 };
@@ -1090,6 +1096,7 @@ int cmd_vm(int argc, char **argv)
 	char exe[4096], top[4096], stat_bin[4300], init[4300], ko[4300], path[4300];
 	char initrd[4300], console[4300], data[4300];
 	const char *qemu, *name, *accel, *busybox;
+	bool det_static;
 	const struct vm_arch *arch;
 	char release[128] = "";
 	struct vm_opts o;
@@ -1119,13 +1126,16 @@ int cmd_vm(int argc, char **argv)
 	if (len <= 0)
 		tc_cli_fail("cannot find this binary: %s", strerror(errno));
 	exe[len] = 0;
+	det_static = foreign(arch) && o.deterministic && *arch->det_static_dir;
 	pathf(stat_bin, sizeof(stat_bin), "%s%s/tracecost-static", dirname(exe),
-	      foreign(arch) ? arch->static_dir : "");
+	      det_static ? arch->det_static_dir : foreign(arch) ? arch->static_dir : "");
 	pathf(top, sizeof(top), "%s/..", exe);	/* exe is its directory now */
 	if (access(stat_bin, R_OK))
 		tc_cli_fail("%s is missing (make %s%s)", stat_bin,
+			    det_static ? arch->det_static_make :
 			    foreign(arch) ? "CROSS_COMPILE=aarch64-linux-gnu- O=build-arm64 " : "",
-			    foreign(arch) ? "build-arm64/tracecost-static" : "build/tracecost-static");
+			    det_static ? "" : foreign(arch) ? "build-arm64/tracecost-static" :
+			    "build/tracecost-static");
 	if (elf_machine(stat_bin) != arch->elf_machine)
 		tc_cli_fail("%s is not an %s binary", stat_bin, arch->name);
 	pathf(init, sizeof(init), "%s/kernel/vm/init.sh", top);

@@ -12,6 +12,8 @@
 #     irq, preempt, irq_save and ref16 read exactly the instruction counts
 #     of their code, walked in the module's disassembly (ref16: 16 NOPs),
 #     which CNTVCT_EL0 (one tick per 16 instructions) cannot;
+#   - the user suite twice deterministic (its sampler on PMCCNTR_EL0 too):
+#     identical, each static-key site one instruction;
 #   - the system suite inside, deterministic.
 # Usage: tests/vm/arm64.sh BUILD_DIR ARM64_BUILD_DIR KERNEL_DIR
 set -u
@@ -28,6 +30,7 @@ mkdir -p "$vm"
 kernel=$kdir/arch/arm64/boot/Image
 [ -r "$kernel" ] || die "no arm64 kernel in $kdir (make kernels ARCH=arm64 KERNELS=stock)"
 [ -x "$A/tracecost-static" ] || die "$A/tracecost-static is missing"
+[ -x "$A-pmc/tracecost-static" ] || die "$A-pmc/tracecost-static is missing"
 [ "$(dirname "$A")/$(basename "$O")-arm64" = "$A" ] ||
 	die "$A is not the cross build beside $O (tracecost vm looks for ${O}-arm64)"
 echo "$vm_name: kernel $(cat "$kdir/include/config/kernel.release"), $kernel"
@@ -123,6 +126,28 @@ st() { jq -c '[.kernel.pairs[] | .name as $p | .cells[] | [$p, .configuration, .
 	not_ok "deterministic statistics differ"
 [ "$a" = "$want" ] && ok "deterministic: medians are exactly the instruction counts of the module's code $want" ||
 	not_ok "deterministic medians $a, not the code's $want"
+
+# the user suite, deterministic: the sampler of the tracecost built with
+# -DTC_CLOCK_PMCCNTR (build-arm64-pmc/) reads PMCCNTR_EL0 too (EL0 access
+# granted by the module, loaded by the guest's init): identical on two boots,
+# and each static-key site is one instruction (a NOP), so the irq and
+# preempt pairs (two sites) read exactly 2 more under "static" than "stock"
+for i in 1 2; do
+	# shellcheck disable=SC2086
+	"$tc" vm $D --deterministic --json "$T/u$i.json" -- run --suite user --samples 2000 \
+		--unit ticks >"$T/u$i.txt" 2>"$T/u$i.err"
+	rc=$?
+	[ $rc -eq 0 ] && ok "deterministic user suite $i ran" ||
+		not_ok "deterministic user suite $i: exit $rc: $(head -3 "$T/u$i.err")"
+done
+jqcheck "$T/u1.json" '.counter.name | test("pmccntr_el0")' "user suite: sampled on PMCCNTR_EL0"
+um() { jq -c '[.user.pairs[] | .name as $p | .cells[] | [$p, .configuration, .stats.median, .stats.min]]' "$1" 2>/dev/null; }
+[ -n "$(um "$T/u1.json")" ] && [ "$(um "$T/u1.json")" = "$(um "$T/u2.json")" ] &&
+	ok "user suite: identical medians and minima on two boots" ||
+	not_ok "user suite differs: $(um "$T/u1.json") vs $(um "$T/u2.json")"
+jqcheck "$T/u1.json" '[.user.pairs[] | select(.name == "irq" or .name == "preempt") | ([.cells[] | {(.configuration): .stats.median}] | add) | .static - .stock] == [2, 2]' \
+	"user suite: static = stock + 2 instructions (one NOP per static-key site) for irq and preempt"
+cp "$T"/u1.json "$vm"/ 2>/dev/null
 
 # the system suite inside
 # shellcheck disable=SC2086
