@@ -125,7 +125,8 @@ RUN_ARGS	?= --runs 5 --repeat 2 --samples 1000000
 	check-aarch64 deps-aarch64 check-aarch64-if-available \
 	check-kernel deps-kernel check-kernel-if-available check-fuzz kernels deps-kernels \
 	check-kernel-debug check-noise-vm check-noise-vm-if-available check-vm \
-	check-vm-if-available seed-table check-seed-table
+	check-vm-if-available seed-table check-seed-table check-vm-arm64 \
+	check-vm-arm64-if-available
 all: $(TRACECOST) $(UNIT_BINS) $(LIBTC_SO) $(if $(CROSS_COMPILE),,$(SITECHECK))
 
 $(O)/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h) Makefile
@@ -438,6 +439,7 @@ check: deps-check
 	$(STAGE) kernel $(MAKE) --no-print-directory check-kernel-if-available
 	$(STAGE) noise-vm $(MAKE) --no-print-directory check-noise-vm-if-available
 	$(STAGE) vm $(MAKE) --no-print-directory check-vm-if-available
+	$(STAGE) vm-arm64 $(MAKE) --no-print-directory check-vm-arm64-if-available
 	@sh scripts/check-plan.sh last $(O)/log
 
 deps-check:
@@ -452,7 +454,7 @@ $(O)/tracecost-static: $(CLI_OBJS) $(SUBJECT_OBJS) $(PEER_OBJS) $(SIZE_OBJ) $(LI
 
 # The kernel suite, booted under QEMU with Debian's kernel (tests/vm/run.sh).
 check-kernel: deps-kernel
-	@$(MAKE) --no-print-directory $(O)/tracecost-static
+	@$(MAKE) --no-print-directory $(O)/tracecost-static $(TRACECOST)
 	@sh tests/vm/run.sh $(O)
 
 deps-kernel:
@@ -461,20 +463,24 @@ deps-kernel:
 # Kernels from Debian's linux-source-6.1: kernel/configs/NAME.config on top of
 # tinyconfig + base.config, each a kbuild O= tree $(KERNEL_CACHE)/NAME (bzImage,
 # vmlinux, Module.symvers), cached by a hash of its inputs (kernel/build.sh).
+# ARCH=arm64: Debian's aarch64-linux-gnu- cross compiler, trees in
+# $(KERNEL_CACHE)/arm64/NAME (kernel/configs/arch/ARCH.config after base.config).
 KERNELS		?= debug
 KERNEL_CACHE	?= $(O)/kernels
+ARCH		?= x86_64
 kernels: deps-kernels
-	@KERNEL_CACHE="$(KERNEL_CACHE)" V="$(V)" sh scripts/kbuild-progress.sh "$(KERNEL_CACHE)" \
-		bash kernel/build.sh $(KERNELS)
+	@KERNEL_CACHE="$(KERNEL_CACHE)" ARCH="$(ARCH)" V="$(V)" sh scripts/kbuild-progress.sh \
+		"$(KERNEL_CACHE)" bash kernel/build.sh $(KERNELS)
 
 deps-kernels:
 	@sh scripts/deps.sh kernels
+	@case "$(ARCH)" in arm64|aarch64) sh scripts/deps.sh kernels-arm64 ;; esac
 
 # The module on the debug kernel under provoked races (tests/vm/stress.sh);
 # RACES=N sets the number of rmmod races (default 200).
 check-kernel-debug: deps-kernel
 	@$(MAKE) --no-print-directory kernels KERNELS=debug
-	@$(MAKE) --no-print-directory $(O)/tracecost-static
+	@$(MAKE) --no-print-directory $(O)/tracecost-static $(TRACECOST)
 	@sh tests/vm/stress.sh $(O) $(KERNEL_CACHE)
 
 # tracecost vm end to end with Debian's kernel (tests/vm/vm.sh): bad input,
@@ -522,6 +528,26 @@ check-vm-if-available:
 	@if sh scripts/deps.sh --check kernel; then \
 		$(MAKE) --no-print-directory check-vm; \
 	else echo "check-vm: skipped (run 'make deps-kernel' as root to install QEMU and the kernel packages)"; fi
+
+# tracecost vm --arch arm64 end to end (tests/vm/arm64.sh): the arm64 stock
+# kernel of make kernels ARCH=arm64, the module cross-built and loaded, the
+# kernel suite on two CPUs and twice deterministic (PMCCNTR_EL0: exact
+# instruction counts), the user suite twice deterministic (a tracecost built
+# with -DTC_CLOCK_PMCCNTR in $(O)-arm64-pmc), the system suite.
+check-vm-arm64:
+	@sh scripts/deps.sh kernels-arm64
+	@$(MAKE) --no-print-directory kernels ARCH=arm64 KERNELS=stock
+	@$(MAKE) --no-print-directory $(TRACECOST)
+	@$(MAKE) --no-print-directory CROSS_COMPILE=aarch64-linux-gnu- O=$(O)-arm64 \
+		$(O)-arm64/tracecost-static
+	@$(MAKE) --no-print-directory CROSS_COMPILE=aarch64-linux-gnu- O=$(O)-arm64-pmc \
+		EXTRA_CFLAGS=-DTC_CLOCK_PMCCNTR $(O)-arm64-pmc/tracecost-static
+	@sh tests/vm/arm64.sh $(O) $(O)-arm64 $(KERNEL_CACHE)/arm64/stock
+
+check-vm-arm64-if-available:
+	@if sh scripts/deps.sh --check kernels-arm64; then \
+		$(MAKE) --no-print-directory check-vm-arm64; \
+	else echo "check-vm-arm64: skipped (run 'make deps-kernels ARCH=arm64' as root to install the cross compiler, qemu-system-arm and the arm64 busybox)"; fi
 
 # libFuzzer (clang) on the result reader and the comparison behind it, for
 # FUZZ_SECONDS, from the seed corpus in tests/fuzz/; inputs that once

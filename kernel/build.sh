@@ -4,19 +4,25 @@
 # kernel/build.sh: the one kernel-build path of the project (make kernels).
 #
 #   kernel/build.sh NAME...      build kernel/configs/NAME.config for each NAME
+#   ARCH=arm64 kernel/build.sh NAME...   the same for another architecture
 #
 # Each NAME is built from Debian's linux-source-6.1 (/usr/src/linux-source-6.1.tar.xz)
-# as x86_64 tinyconfig + kernel/configs/base.config + kernel/configs/NAME.config,
-# with kbuild's O= into
+# as ARCH's tinyconfig + kernel/configs/base.config + kernel/configs/arch/ARCH.config
+# + kernel/configs/NAME.config, with kbuild's O= into
 #
-#   $KERNEL_CACHE/NAME-HASH12/     .config, vmlinux, arch/x86/boot/bzImage,
+#   $KERNEL_CACHE/NAME-HASH12/     .config, vmlinux, the boot image
+#                                  (arch/x86/boot/bzImage, arch/arm64/boot/Image),
 #                                  Module.symvers, build.log
 #   $KERNEL_CACHE/NAME             symlink to it
 #
-# so that `make -C $KERNEL_CACHE/NAME M=/abs/kmod modules` builds a module
-# against it. HASH covers the linux-source package version, the compiler,
-# base.config, NAME.config, the patches NAME.config names and this script; a
-# directory whose hash is unchanged and whose build finished is reused.
+# for ARCH x86_64 (the default), and into $KERNEL_CACHE/ARCH/ for the others
+# (arm64 with Debian's aarch64-linux-gnu- cross compiler), so that
+# `make -C $KERNEL_CACHE/NAME M=/abs/kmod modules` builds a module against it
+# (add ARCH= and CROSS_COMPILE= for another architecture). HASH covers the
+# architecture, the linux-source package version, the compiler, base.config,
+# the architecture's fragment, NAME.config, the patches NAME.config names and
+# this script; a directory whose hash is unchanged and whose build finished
+# is reused.
 #
 # A fragment may name a patch series with a line
 #   # tracecost-patches: DIR
@@ -28,8 +34,8 @@
 # Every option a fragment sets must survive `make olddefconfig`, otherwise the
 # build fails naming the option (a typo or an unmet dependency).
 #
-# Environment: KERNEL_CACHE (default build/kernels), V=1 (show the kernel's
-# commands), JOBS (default: nproc). The cache is locked with flock, so two
+# Environment: ARCH (x86_64 or arm64; default x86_64), KERNEL_CACHE (default
+# build/kernels), V=1 (show the kernel's commands), JOBS (default: nproc). The cache is locked with flock, so two
 # callers wait for each other instead of colliding.
 set -eu -o pipefail
 
@@ -41,6 +47,16 @@ jobs=${JOBS:-$(nproc)}
 verbose=${V:-0}
 
 die() { echo "kernels: $*" >&2; exit 1; }
+
+# the architecture: kbuild's name, the cross compiler, the boot image
+case "${ARCH:-x86_64}" in
+x86_64|x86|amd64)
+	karch=x86_64 cross="" image=arch/x86/boot/bzImage sub="" ;;
+arm64|aarch64)
+	karch=arm64 cross=aarch64-linux-gnu- image=arch/arm64/boot/Image sub=/arm64 ;;
+*)	die "ARCH=$ARCH is not x86_64 or arm64" ;;
+esac
+archfrag=$cfgdir/arch/$karch.config
 
 [ $# -gt 0 ] || die "usage: kernel/build.sh NAME... (configurations in kernel/configs/)"
 for name in "$@"; do
@@ -54,10 +70,12 @@ done
 for tool in flex bison bc gcc make xz; do
 	command -v $tool >/dev/null 2>&1 || die "$tool is missing (make deps-kernels)"
 done
+[ -z "$cross" ] || command -v "${cross}gcc" >/dev/null 2>&1 ||
+	die "${cross}gcc is missing (make deps-kernels-$karch)"
 
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || true)
 [ -n "$srcver" ] || srcver=$(stat -c '%s-%Y' "$tarball")
-ccver=$(gcc --version | head -n 1)
+ccver=$("${cross}gcc" --version | head -n 1)
 
 mkdir -p "$cache/src"
 cache=$(cd "$cache" && pwd)
@@ -158,23 +176,25 @@ for name in "$@"; do
 	plist=""
 	[ -n "$pd" ] && plist=$(patch_list "$pd")
 	# shellcheck disable=SC2086
-	hash=$( (echo "linux-source $srcver"; echo "$ccver"; cat "$cfgdir/base.config" "$frag" \
-		$plist "$top/kernel/build.sh") | sha256sum | cut -c1-12)
-	out=$cache/$name-$hash
-	if [ -f "$out/.tracecost-built" ] && [ -r "$out/arch/x86/boot/bzImage" ]; then
-		ln -sfn "$name-$hash" "$cache/$name"
-		echo "kernels: $name cached ($hash)"
+	hash=$( (echo "arch $karch"; echo "linux-source $srcver"; echo "$ccver"; \
+		cat "$cfgdir/base.config" "$archfrag" "$frag" $plist "$top/kernel/build.sh") |
+		sha256sum | cut -c1-12)
+	mkdir -p "$cache$sub"
+	out=$cache$sub/$name-$hash
+	if [ -f "$out/.tracecost-built" ] && [ -r "$out/$image" ]; then
+		ln -sfn "$name-$hash" "$cache$sub/$name"
+		echo "kernels: $karch $name cached ($hash)"
 		continue
 	fi
 	mkdir -p "$out"
 	log=$out/build.log
 	start=$(date +%s)
 	want=$out/.tracecost-expect
-	expect "$cfgdir/base.config" "$frag" >"$want" || die "$name: bad config fragment"
-	kmake() { make -C "$src" O="$out" ARCH=x86_64 V="$verbose" "$@"; }
+	expect "$cfgdir/base.config" "$archfrag" "$frag" >"$want" || die "$name: bad config fragment"
+	kmake() { make -C "$src" O="$out" ARCH=$karch CROSS_COMPILE=$cross V="$verbose" "$@"; }
 	(
 		set -e
-		echo "== tinyconfig + base.config + $name.config ($src)"
+		echo "== $karch tinyconfig + base.config + arch/$karch.config + $name.config ($src)"
 		kmake tinyconfig
 		# apply the fragments: drop every symbol they set, then append their values
 		awk '{ print $1 }' "$want" >"$out/.tracecost-syms"
@@ -209,14 +229,14 @@ for name in "$@"; do
 		if ! kmake -j"$jobs" all >>"$log" 2>&1; then ok=1; fi
 	fi
 	end=$(date +%s)
-	if [ "$ok" -ne 0 ] || [ ! -r "$out/arch/x86/boot/bzImage" ] || [ ! -r "$out/Module.symvers" ]; then
+	if [ "$ok" -ne 0 ] || [ ! -r "$out/$image" ] || [ ! -r "$out/Module.symvers" ]; then
 		tail -n 40 "$log" >&2
-		echo "kernels: $name FAILED after $(fmt_time $((end - start))) (full log: $log)" >&2
+		echo "kernels: $karch $name FAILED after $(fmt_time $((end - start))) (full log: $log)" >&2
 		rc=1
 		continue
 	fi
 	touch "$out/.tracecost-built"
-	ln -sfn "$name-$hash" "$cache/$name"
-	echo "kernels: $name built in $(fmt_time $((end - start))) ($hash, $cache/$name)"
+	ln -sfn "$name-$hash" "$cache$sub/$name"
+	echo "kernels: $karch $name built in $(fmt_time $((end - start))) ($hash, $cache$sub/$name)"
 done
 exit $rc

@@ -155,11 +155,32 @@ static __always_inline u64 tc_read(void)
 #endif
 }
 
+/*
+ * The counter of the timed region: 0 the architecture's (TSC, CNTVCT_EL0);
+ * on arm64 1 is the PMU cycle counter PMCCNTR_EL0 (module parameter
+ * counter=pmccntr), which QEMU TCG advances at 1 GHz of virtual time
+ * (target/arm's ARM_CPU_FREQ), so one tick per instruction under -icount
+ * shift=0, where CNTVCT_EL0 (62.5 MHz) ticks once per 16 instructions.
+ * tracecost vm --deterministic --arch arm64 loads the module with it.
+ */
+#if defined(CONFIG_ARM64)
+#define TC_NR_COUNTERS	2
+static char *counter = "cntvct";
+module_param(counter, charp, 0444);
+MODULE_PARM_DESC(counter, "arm64: the timed region's counter, cntvct (default) or pmccntr "
+		 "(the PMU cycle counter, enabled at load; QEMU -icount: one tick per instruction)");
+#else
+#define TC_NR_COUNTERS	1
+#endif
+static unsigned int tc_ctr;	/* index of the counter, set at load */
+
 static u64 tc_counter_khz(void)
 {
 #if defined(CONFIG_X86)
 	return tsc_khz;
 #elif defined(CONFIG_ARM64)
+	if (tc_ctr)
+		return 1000000;	/* QEMU's PMU cycle counter: 1 GHz (ARM_CPU_FREQ) */
 	/*
 	 * CNTFRQ_EL0, as the userspace engine uses: arch_timer_get_rate() is
 	 * not exported to modules. It is 0 if firmware left it unset, and it
@@ -176,7 +197,7 @@ static const char *tc_counter_name(void)
 #if defined(CONFIG_X86)
 	return "tsc (rdtsc_ordered)";
 #elif defined(CONFIG_ARM64)
-	return "cntvct_el0 (isb; mrs)";
+	return tc_ctr ? "pmccntr_el0 (isb; mrs)" : "cntvct_el0 (isb; mrs)";
 #else
 	return "ktime_get_ns";
 #endif
@@ -294,6 +315,13 @@ static __always_inline void tc_do_work(unsigned int *state)
 #define TC_T1(slot)								\
 	asm volatile("isb; mrs x9, cntvct_el0; ldr x10, %0; sub x9, x9, x10;"	\
 		     "str x9, %0" : "+m"(slot) : : "x9", "x10", "memory")
+/* the same with the PMU cycle counter: a second family of loops, *_pmc */
+#define TC_T0_PMC(slot)								\
+	asm volatile("isb; mrs x9, pmccntr_el0; str x9, %0"			\
+		     : "=m"(slot) : : "x9", "memory")
+#define TC_T1_PMC(slot)								\
+	asm volatile("isb; mrs x9, pmccntr_el0; ldr x10, %0; sub x9, x9, x10;"	\
+		     "str x9, %0" : "+m"(slot) : : "x9", "x10", "memory")
 #else
 #define TC_T0(slot)	do { (slot) = tc_read(); barrier(); } while (0)
 #define TC_T1(slot)	do { barrier(); (slot) = tc_read() - (slot); } while (0)
@@ -307,20 +335,29 @@ static __always_inline void tc_do_work(unsigned int *state)
  */
 #define TC_RESCHED_MARK		(1ull << 63)
 
-#define DEFINE_LOOP(fn, BODY, W, EV)						\
+#define DEFINE_LOOP_C(fn, BODY, W, EV, T0, T1)					\
 static noinline void fn(u64 *out, unsigned int n, spinlock_t *lock,		\
 			unsigned int *work)					\
 {										\
 	unsigned int i;								\
 										\
 	for (i = 0; i < n; i++) {						\
-		TC_T0(out[i]);							\
+		T0(out[i]);							\
 		BODY(W, EV);							\
-		TC_T1(out[i]);							\
+		T1(out[i]);							\
 		if (test_thread_flag(TIF_NEED_RESCHED))				\
 			out[i] |= TC_RESCHED_MARK;				\
 	}									\
 }
+
+#if TC_NR_COUNTERS == 2
+#define DEFINE_LOOP(fn, BODY, W, EV)						\
+	DEFINE_LOOP_C(fn, BODY, W, EV, TC_T0, TC_T1)				\
+	DEFINE_LOOP_C(fn##_pmc, BODY, W, EV, TC_T0_PMC, TC_T1_PMC)
+#else
+#define DEFINE_LOOP(fn, BODY, W, EV)						\
+	DEFINE_LOOP_C(fn, BODY, W, EV, TC_T0, TC_T1)
+#endif
 
 #define DEFINE_LOOPS(name, BODY)						\
 	DEFINE_LOOP(loop_##name, BODY, NO_WORK, NO_EV)				\
@@ -340,17 +377,32 @@ DEFINE_LOOPS(ref16, BODY_REF16)
 
 typedef void (*tc_loop_fn)(u64 *out, unsigned int n, spinlock_t *lock, unsigned int *work);
 
-/* [pair][do_work][pair_event]; ref16 has no event, its _ev loops equal the plain ones */
-#define LOOP_ROW(name) { { loop_##name, loop_##name##_ev },			\
-			 { loop_##name##_work, loop_##name##_work_ev } }
-static const tc_loop_fn loops[TC_NR_KPAIRS][2][2] = {
-	[TC_KPAIR_IRQ] = LOOP_ROW(irq),
-	[TC_KPAIR_PREEMPT] = LOOP_ROW(preempt),
-	[TC_KPAIR_IRQ_SAVE] = LOOP_ROW(irq_save),
-	[TC_KPAIR_BH] = LOOP_ROW(bh),
-	[TC_KPAIR_RCU] = LOOP_ROW(rcu),
-	[TC_KPAIR_SPIN] = LOOP_ROW(spin),
-	[TC_KPAIR_REF16] = LOOP_ROW(ref16),
+/*
+ * [counter][pair][do_work][pair_event]; ref16 has no event, its _ev loops
+ * equal the plain ones. calib_loops: [counter][do_work].
+ */
+#define LOOP_ROW(name, c) { { loop_##name##c, loop_##name##_ev##c },		\
+			    { loop_##name##_work##c, loop_##name##_work_ev##c } }
+#define LOOP_TABLE(c) {								\
+	[TC_KPAIR_IRQ] = LOOP_ROW(irq, c),					\
+	[TC_KPAIR_PREEMPT] = LOOP_ROW(preempt, c),				\
+	[TC_KPAIR_IRQ_SAVE] = LOOP_ROW(irq_save, c),				\
+	[TC_KPAIR_BH] = LOOP_ROW(bh, c),					\
+	[TC_KPAIR_RCU] = LOOP_ROW(rcu, c),					\
+	[TC_KPAIR_SPIN] = LOOP_ROW(spin, c),					\
+	[TC_KPAIR_REF16] = LOOP_ROW(ref16, c),					\
+}
+static const tc_loop_fn loops[TC_NR_COUNTERS][TC_NR_KPAIRS][2][2] = {
+	LOOP_TABLE(),
+#if TC_NR_COUNTERS == 2
+	LOOP_TABLE(_pmc),
+#endif
+};
+static const tc_loop_fn calib_loops[TC_NR_COUNTERS][2] = {
+	{ loop_none, loop_none_work },
+#if TC_NR_COUNTERS == 2
+	{ loop_none_pmc, loop_none_work_pmc },
+#endif
 };
 
 static int cmp_u64(const void *a, const void *b)
@@ -364,7 +416,7 @@ static u64 calibrate(struct tc_cpu *c, bool do_work, spinlock_t *lock, unsigned 
 {
 	unsigned int i;
 
-	(do_work ? loop_none_work : loop_none)(c->calib, TC_KMOD_CALIB, lock, work);
+	calib_loops[tc_ctr][do_work](c->calib, TC_KMOD_CALIB, lock, work);
 	for (i = 0; i < TC_KMOD_CALIB; i++)
 		c->calib[i] &= ~TC_RESCHED_MARK;
 	sort(c->calib, TC_KMOD_CALIB, sizeof(u64), cmp_u64, NULL);
@@ -470,7 +522,7 @@ static int sampler_thread(void *data)
 			clear_resched();
 			if (sampler_stop(run, c))
 				break;
-			loops[p][do_work][ev](c->buf, n, lock, work);
+			loops[tc_ctr][p][do_work][ev](c->buf, n, lock, work);
 			if (sampler_stop(run, c))
 				break;
 			account(c, p, n, o);
@@ -1059,20 +1111,98 @@ static const struct file_operations results_fops = {
 	.release = results_release,
 };
 
+#if TC_NR_COUNTERS == 2
+/*
+ * counter=pmccntr: the PMU cycle counter on, on every CPU (Arm ARM D13:
+ * PMCR_EL0.E enables the counters, .LC makes PMCCNTR_EL0 overflow at 64
+ * bits; PMCNTENSET_EL0 bit 31 enables the cycle counter; PMCCFILTR_EL0 = 0
+ * counts at EL0 and EL1; PMUSERENR_EL0.EN lets EL0 read it too). Nothing
+ * else may program the PMU meanwhile: the kernels of make kernels ARCH=arm64
+ * have no perf PMU driver (CONFIG_ARM_PMU is not set).
+ */
+static void tc_pmu_enable(void *unused)
+{
+	write_sysreg(read_sysreg(pmcr_el0) | BIT(0) | BIT(6), pmcr_el0);
+	write_sysreg(0, pmccfiltr_el0);
+	write_sysreg(BIT(31), pmcntenset_el0);
+	write_sysreg(BIT(0), pmuserenr_el0);
+	isb();
+}
+
+static void tc_pmu_disable(void *unused)
+{
+	write_sysreg(0, pmuserenr_el0);
+	write_sysreg(BIT(31), pmcntenclr_el0);
+	isb();
+}
+
+/* counter= at load: 0 when valid, -EINVAL or -ENODEV (no PMU) otherwise */
+static int tc_counter_setup(void)
+{
+	u64 dfr0 = read_sysreg(id_aa64dfr0_el1);
+	unsigned int pmuver = (dfr0 >> 8) & 0xf;	/* ID_AA64DFR0_EL1.PMUVer */
+
+	if (!strcmp(counter, "cntvct"))
+		return 0;
+	if (strcmp(counter, "pmccntr")) {
+		pr_err("tracecost: counter=%s is not cntvct or pmccntr\n", counter);
+		return -EINVAL;
+	}
+	if (!pmuver || pmuver == 0xf) {
+		pr_err("tracecost: counter=pmccntr: this CPU has no PMU (ID_AA64DFR0_EL1.PMUVer %u)\n",
+		       pmuver);
+		return -ENODEV;
+	}
+	tc_ctr = 1;
+	on_each_cpu(tc_pmu_enable, NULL, 1);
+	return 0;
+}
+
+static void tc_counter_teardown(void)
+{
+	if (tc_ctr)
+		on_each_cpu(tc_pmu_disable, NULL, 1);
+}
+
+static int tc_cpu_online(unsigned int cpu)
+{
+	if (tc_ctr)
+		tc_pmu_enable(NULL);
+	return 0;
+}
+#else
+static int tc_counter_setup(void)
+{
+	return 0;
+}
+
+static void tc_counter_teardown(void)
+{
+}
+#define tc_cpu_online	NULL
+#endif
+
 static int __init tracecost_init(void)
 {
 	int cpu, ret;
+
+	ret = tc_counter_setup();
+	if (ret)
+		return ret;
 
 	for_each_possible_cpu(cpu) {
 		spin_lock_init(per_cpu_ptr(&tc_spin, cpu));
 		*per_cpu_ptr(&tc_work_state, cpu) = cpu + 1;
 	}
-	if (!zalloc_cpumask_var(&tc_cfg.cpus, GFP_KERNEL))
+	if (!zalloc_cpumask_var(&tc_cfg.cpus, GFP_KERNEL)) {
+		tc_counter_teardown();
 		return -ENOMEM;
-	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "tracecost:online", NULL,
+	}
+	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "tracecost:online", tc_cpu_online,
 					tc_cpu_offline);
 	if (ret < 0) {
 		free_cpumask_var(tc_cfg.cpus);
+		tc_counter_teardown();
 		return ret;
 	}
 	tc_hp_state = ret;
@@ -1080,6 +1210,7 @@ static int __init tracecost_init(void)
 	if (IS_ERR(tc_dir)) {
 		cpuhp_remove_state_nocalls(tc_hp_state);
 		free_cpumask_var(tc_cfg.cpus);
+		tc_counter_teardown();
 		return PTR_ERR(tc_dir);
 	}
 	debugfs_create_file("samples", 0600, tc_dir, (void *)F_SAMPLES, &cfg_fops);
@@ -1116,6 +1247,7 @@ static void __exit tracecost_exit(void)
 	cpuhp_remove_state_nocalls(tc_hp_state);
 	put_run(tc_results);
 	free_cpumask_var(tc_cfg.cpus);
+	tc_counter_teardown();
 }
 
 module_init(tracecost_init);

@@ -122,6 +122,10 @@ int tc_clock_calibrate(struct tc_clock_info *info, unsigned int ms)
 #if defined(__x86_64__)
 	info->name = "tsc (lfence; rdtsc; lfence)";
 	info->constant_rate = cpu_has_flag("constant_tsc");
+#elif defined(__aarch64__) && defined(TC_CLOCK_PMCCNTR)
+	(void)cntfrq;
+	info->name = "pmccntr_el0 (isb; mrs)";
+	info->constant_rate = 1;
 #elif defined(__aarch64__)
 	info->name = "cntvct_el0 (isb; mrs)";
 	info->constant_rate = 1;

@@ -19,11 +19,13 @@
 #   aarch64  the aarch64 stage (cross compiler, arm64 libraries, qemu-user >= 8.1)
 #   kernel   the kernel, noise-vm and vm stages (QEMU, busybox, kernel headers)
 #   kernels  the debug-kernel half of the kernel stage (linux-source-6.1)
+#   kernels-arm64  the vm-arm64 stage (cross compiler, qemu-system-arm, arm64 busybox)
 set -u
 here=$(dirname "$0")
 stages_aarch64=aarch64
 stages_kernel="kernel, noise-vm, vm"
 stages_kernels="kernel (check-kernel-debug)"
+stages_kernels_arm64=vm-arm64
 
 missing() { ! sh "$here/deps.sh" --check "$1"; }
 
@@ -31,7 +33,7 @@ case "${1:-}" in
 deps)
 	sh "$here/deps.sh" || exit 1
 	[ "$(id -u)" -eq 0 ] || exit 0
-	for g in kernel kernels aarch64; do
+	for g in kernel kernels aarch64 kernels-arm64; do
 		if ! sh "$here/deps.sh" "$g"; then
 			echo "check: installing the $g packages failed (above): its stages will be skipped" >&2
 		fi
@@ -39,14 +41,14 @@ deps)
 	;;
 first)
 	skip="" why=""
-	for g in aarch64 kernel kernels; do
+	for g in aarch64 kernel kernels kernels-arm64; do
 		missing "$g" || continue
-		eval "st=\$stages_$g"
+		eval "st=\$stages_$(echo "$g" | tr - _)"
 		skip="$skip${skip:+, }$st"
 		why="$why${why:+; }$g packages missing"
 	done
 	if [ -z "$skip" ]; then
-		echo "check: every stage runs (build, unit, sites, integration, install, san, tsan, aarch64, fuzz, kernel, noise-vm, vm)"
+		echo "check: every stage runs (build, unit, sites, integration, install, san, tsan, aarch64, fuzz, kernel, noise-vm, vm, vm-arm64)"
 	else
 		if [ "$(id -u)" -eq 0 ]; then how="their installation failed (above)"
 		else how="run make check as root to install them (or make deps-kernel deps-kernels deps-aarch64)"; fi

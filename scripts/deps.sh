@@ -8,6 +8,12 @@
 #   deps.sh            the build, the tests and the user suite
 #   deps.sh kernel     also QEMU, busybox and Debian's kernel headers (make check-kernel)
 #   deps.sh kernels    also what make kernels needs (Debian's linux-source-6.1, flex, bison...)
+#   deps.sh kernels-arm64  also the arm64 kernels and their boots (make kernels ARCH=arm64,
+#                      tracecost vm --arch arm64): the kernels group, gcc-aarch64-linux-gnu
+#                      and the arm64 libraries (the static tracecost), qemu-system-arm
+#                      (Debian 12's 7.2), and busybox-static:arm64 unpacked into
+#                      /var/lib/tracecost/arm64/busybox (it cannot be installed beside
+#                      the amd64 one)
 #   deps.sh aarch64    also the AArch64 cross build and its emulator (make check-aarch64):
 #                      gcc-aarch64-linux-gnu, the arm64 multiarch libraries, and
 #                      qemu-user >= 8.1 (bookworm-backports on Debian 12: 7.2 does not
@@ -26,6 +32,8 @@ PKGS="$PKGS stress-ng"
 PKGS="$PKGS g++ liblttng-ust-dev lttng-tools systemtap-sdt-dev"
 KERNEL_PKGS="linux-headers-amd64 qemu-system-x86 busybox-static cpio gzip"
 KERNELS_PKGS="linux-source-6.1 flex bison bc libssl-dev libelf-dev xz-utils patch"
+KERNELS_ARM64_PKGS="qemu-system-arm"
+ARM64_BUSYBOX=/var/lib/tracecost/arm64/busybox
 AARCH64_PKGS="gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6:arm64 liburcu-dev:arm64
 	libjansson-dev:arm64 libcmocka-dev:arm64 libtracefs-dev:arm64 libtraceevent-dev:arm64
 	libelf-dev:arm64 libcapstone-dev:arm64"
@@ -41,6 +49,9 @@ if [ "${1:-}" = "kernel" ]; then
 	PKGS="$PKGS $KERNEL_PKGS"
 elif [ "${1:-}" = "kernels" ]; then
 	PKGS="$PKGS $KERNELS_PKGS"
+elif [ "${1:-}" = "kernels-arm64" ]; then
+	PKGS="$PKGS $KERNELS_PKGS $AARCH64_PKGS $KERNELS_ARM64_PKGS"
+	group=kernels-arm64
 elif [ "${1:-}" = "aarch64" ]; then
 	PKGS="$PKGS $AARCH64_PKGS"
 	group=aarch64
@@ -61,17 +72,20 @@ if [ "${group:-}" = aarch64 ]; then
 		qemu_old=1
 	fi
 fi
-[ -z "$missing" ] && [ "$qemu_old" -eq 0 ] && exit 0
+bb_missing=0
+[ "${group:-}" = kernels-arm64 ] && [ ! -x "$ARM64_BUSYBOX" ] && bb_missing=1
+[ -z "$missing" ] && [ "$qemu_old" -eq 0 ] && [ "$bb_missing" -eq 0 ] && exit 0
 [ "$check_only" -eq 1 ] && exit 1
 if [ "$(id -u)" -ne 0 ]; then
 	[ -n "$missing" ] && echo "tracecost: missing packages:$missing" >&2
 	[ -n "$missing" ] && echo "run as root: apt-get update && apt-get install -y$missing" >&2
 	[ "$qemu_old" -eq 1 ] &&
 		echo "tracecost: qemu-user >= 8.1 missing (Debian 12: apt-get install qemu-user/bookworm-backports)" >&2
+	[ "$bb_missing" -eq 1 ] && echo "tracecost: $ARM64_BUSYBOX missing (run scripts/deps.sh kernels-arm64 as root)" >&2
 	exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
-if [ "${group:-}" = aarch64 ]; then
+if [ "${group:-}" = aarch64 ] || [ "${group:-}" = kernels-arm64 ]; then
 	# arm64 libraries next to the amd64 ones (Debian multiarch)
 	dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64
 	if [ "$qemu_old" -eq 1 ] && grep -q '^VERSION_CODENAME=bookworm' /etc/os-release &&
@@ -80,7 +94,7 @@ if [ "${group:-}" = aarch64 ]; then
 			> /etc/apt/sources.list.d/tracecost-backports.list
 	fi
 fi
-echo "deps: installing$missing$([ "$qemu_old" -eq 1 ] && echo ' qemu-user (>= 8.1)')"
+echo "deps: installing$missing$([ "$qemu_old" -eq 1 ] && echo ' qemu-user (>= 8.1)')$([ "$bb_missing" -eq 1 ] && echo " $ARM64_BUSYBOX")"
 apt-get update -qq
 if [ -n "$missing" ]; then
 	# shellcheck disable=SC2086
@@ -94,4 +108,16 @@ if [ "$qemu_old" -eq 1 ]; then
 	else
 		apt-get install -y -qq --no-install-recommends qemu-user >/dev/null
 	fi
+fi
+if [ "$bb_missing" -eq 1 ]; then
+	# Debian's static busybox for arm64, unpacked (its package conflicts with
+	# the amd64 busybox-static the x86-64 guests use)
+	bbtmp=$(mktemp -d)
+	chown _apt "$bbtmp" 2>/dev/null || true	# apt-get download's sandbox user
+	(cd "$bbtmp" && apt-get download -qq busybox-static:arm64 >/dev/null) ||
+		{ rm -rf "$bbtmp"; echo "deps: cannot download busybox-static:arm64" >&2; exit 1; }
+	dpkg-deb -x "$bbtmp"/busybox-static_*_arm64.deb "$bbtmp/root"
+	mkdir -p "$(dirname "$ARM64_BUSYBOX")"
+	cp "$bbtmp/root/bin/busybox" "$ARM64_BUSYBOX"
+	rm -rf "$bbtmp"
 fi

@@ -6,12 +6,36 @@
  * The host side builds tracecost.ko against the given kbuild tree (a copy
  * of kmod/ in a private directory, so the source tree is never written),
  * packs an initramfs (newc cpio, written here) holding busybox, the static
- * tracecost, the module, kernel/vm/init.sh as /init and the guest's
- * arguments, boots the kernel with qemu-system-x86_64 and reads back what
- * the guest sends on its second serial port: the run's standard output and
- * error, its result file and its exit status. The result file is labelled
- * with the kernel release and the configuration name ("vm" object; kernel
- * suite columns <name> and <name>+).
+ * tracecost, the module, kernel/vm/init.sh as /init (with its preamble
+ * kernel/vm/guest-lib.sh, shared with the tests' inits) and the guest's
+ * arguments, boots the kernel with QEMU and reads back what the guest sends
+ * on its data port: the run's standard output and error, its result file
+ * and its exit status. The result file is labelled with the kernel release
+ * and the configuration name ("vm" object; kernel suite columns <name> and
+ * <name>+).
+ *
+ * --initrd CPIO boots a given initramfs instead (the QEMU tests' own /init,
+ * tests/vm/lib.sh), its data port into --data FILE: this file is the one
+ * QEMU boot path of the project. Every boot is checked the same way: in
+ * time (a timeout fails), and a console log without a splat (panic, oops,
+ * WARNING, BUG, lockdep, hung task, lockup, RCU stall: vm_splat below).
+ * --retry-stall boots once more with one TCG thread when a -smp N boot
+ * timed out on a virtual CPU that stopped outside tracecost.ko.
+ *
+ * Architectures (--arch, struct vm_arch): x86_64 (qemu-system-x86_64, pc,
+ * ttyS0 console, ttyS1 data port) and arm64 (qemu-system-aarch64 -M virt,
+ * ttyAMA0 console, a virtio console hvc0 as data port: QEMU 7.2's virt has
+ * one non-secure UART). The guest's init finds its data port in the
+ * environment variable tcdata (a tcdata= kernel parameter). For arm64 the
+ * module is cross-built (ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-), the
+ * static tracecost comes from the cross build tree beside this binary's
+ * (build-arm64/ for build/) and busybox from busybox-static:arm64 unpacked
+ * by scripts/deps.sh kernels-arm64. --deterministic on arm64 passes
+ * tccounter=pmccntr: the guest's init loads the module with counter=pmccntr,
+ * the PMU cycle counter, which counts instructions under -icount shift=0
+ * (kmod/tracecost_main.c), where CNTVCT_EL0 counts one per 16, and packs
+ * the static tracecost built with -DTC_CLOCK_PMCCNTR (build-arm64-pmc/),
+ * whose sampler reads the same counter (include/tracecost/clock.h).
  *
  * --deterministic boots one CPU with -icount shift=0,align=off,sleep=off
  * and a fixed RTC: the guest's TSC and clocks advance by one tick (1 ns)
@@ -26,6 +50,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <regex.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <signal.h>
@@ -46,14 +71,62 @@
 
 #include "cli.h"
 
-#define VM_QEMU		"qemu-system-x86_64"
-#define VM_BUSYBOX	"/bin/busybox"
 #define VM_TAIL_LINES	20
+
+/*
+ * One architecture's boot. In @data_args, "@PREFIX" is PREFIX followed by
+ * the data file's path;
+ * @image_magic/@image_off is the boot image's signature (x86: the boot
+ * protocol's "HdrS" at 0x202; arm64: "ARM\x64" at 0x38, the Image header of
+ * Documentation/arm64/booting.rst).
+ */
+struct vm_arch {
+	const char *name;
+	const char *qemu;
+	const char *qemu_pkg;
+	const char *const *machine;
+	const char *console;
+	const char *data_dev;
+	const char *const *data_args;
+	const char *kbuild_arch;
+	const char *cross;
+	const char *static_dir;		/* the cross build's tree: "<build>" + this */
+	const char *det_static_dir;	/* the same for --deterministic */
+	const char *det_static_make;	/* the make line that builds it */
+	const char *busybox;
+	const char *det_append;		/* kernel parameters of --deterministic */
+	const char *image_desc;
+	const char *image_magic;
+	unsigned int image_off;
+	unsigned int elf_machine;
+};
+
+static const char *const x86_machine[] = { NULL };
+static const char *const x86_data[] = { "-serial", "@file:", NULL };
+static const char *const arm64_machine[] = { "-M", "virt", "-cpu", "cortex-a57", NULL };
+static const char *const arm64_data[] = { "-device", "virtio-serial-device", "-chardev",
+					  "@file,id=tcdata,path=", "-device",
+					  "virtconsole,chardev=tcdata", NULL };
+
+static const struct vm_arch vm_arches[] = {
+	{ "x86_64", "qemu-system-x86_64", "qemu-system-x86", x86_machine, "ttyS0", "/dev/ttyS1",
+	  x86_data, NULL, NULL, "", "", "", "/bin/busybox", "", "an x86 bzImage (no boot header)", "HdrS",
+	  0x202, EM_X86_64 },
+	{ "arm64", "qemu-system-aarch64", "qemu-system-arm", arm64_machine, "ttyAMA0",
+	  "/dev/hvc0", arm64_data, "arm64", "aarch64-linux-gnu-", "-arm64", "-arm64-pmc",
+	  "CROSS_COMPILE=aarch64-linux-gnu- O=build-arm64-pmc EXTRA_CFLAGS=-DTC_CLOCK_PMCCNTR "
+	  "build-arm64-pmc/tracecost-static",
+	  "/var/lib/tracecost/arm64/busybox", " tccounter=pmccntr", "an arm64 Image (no ARM\\x64 header)", "ARM\x64",
+	  0x38, EM_AARCH64 },
+};
 
 enum vm_accel { ACCEL_AUTO, ACCEL_TCG, ACCEL_KVM };
 
 struct vm_opts {
+	const struct vm_arch *arch;
 	const char *kernel;
+	const char *initrd;
+	const char *data;
 	const char *build;
 	const char *module;
 	const char *append;
@@ -64,6 +137,7 @@ struct vm_opts {
 	unsigned int memory;
 	unsigned int timeout;
 	bool deterministic;
+	bool retry_stall;
 	enum vm_accel accel;
 	int nr_guest;
 	char **guest;
@@ -72,6 +146,7 @@ struct vm_opts {
 enum {
 	OPT_KERNEL = 256, OPT_BUILD, OPT_MODULE, OPT_SMP, OPT_DETERMINISTIC, OPT_APPEND,
 	OPT_JSON, OPT_NAME, OPT_MEMORY, OPT_TIMEOUT, OPT_ACCEL, OPT_CONSOLE, OPT_HELP,
+	OPT_ARCH, OPT_INITRD, OPT_DATA, OPT_RETRY_STALL,
 };
 
 static const struct option long_opts[] = {
@@ -87,20 +162,32 @@ static const struct option long_opts[] = {
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "accel", required_argument, NULL, OPT_ACCEL },
 	{ "console", required_argument, NULL, OPT_CONSOLE },
+	{ "arch", required_argument, NULL, OPT_ARCH },
+	{ "initrd", required_argument, NULL, OPT_INITRD },
+	{ "data", required_argument, NULL, OPT_DATA },
+	{ "retry-stall", no_argument, NULL, OPT_RETRY_STALL },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
 
 static void usage(void)
 {
-	printf("usage: tracecost vm --kernel BZIMAGE (--build KBUILD_DIR | --module KO)\n"
+	printf("usage: tracecost vm [--arch x86_64|arm64] --kernel IMAGE\n"
+	       "                    (--build KBUILD_DIR | --module KO)\n"
 	       "                    [--smp N | --deterministic] [--append ARGS] [--name NAME]\n"
 	       "                    [--memory MB] [--timeout S] [--accel auto|tcg|kvm]\n"
-	       "                    [--console FILE] [--json FILE] -- run --suite S [options]\n\n"
-	       "Boot BZIMAGE under QEMU with busybox, a static tracecost and tracecost.ko in\n"
+	       "                    [--console FILE] [--json FILE] -- run --suite S [options]\n"
+	       "       tracecost vm [--arch A] --kernel IMAGE --initrd CPIO --data FILE\n"
+	       "                    [--console FILE] [--retry-stall] [boot options]\n\n"
+	       "Boot IMAGE under QEMU with busybox, a static tracecost and tracecost.ko in\n"
 	       "an initramfs, run the given 'tracecost run' inside, print its output and\n"
-	       "bring its result file back.\n\n"
-	       "  --kernel BZIMAGE   the kernel image (arch/x86/boot/bzImage of a build)\n"
+	       "bring its result file back. With --initrd, boot that initramfs as it is\n"
+	       "and keep what its /init writes to the data port (device in $tcdata).\n"
+	       "Every boot fails on a timeout or a splat in the console log.\n\n"
+	       "  --arch A           x86_64 (default; qemu-system-x86_64) or arm64\n"
+	       "                     (qemu-system-aarch64 -M virt, TCG)\n"
+	       "  --kernel IMAGE     the kernel image (arch/x86/boot/bzImage or\n"
+	       "                     arch/arm64/boot/Image of a build)\n"
 	       "  --build DIR        kbuild tree (O= directory or linux-headers) to build\n"
 	       "                     tracecost.ko against; its name labels the results\n"
 	       "  --module KO        take this tracecost.ko instead of building one\n"
@@ -116,8 +203,14 @@ static void usage(void)
 	       "                     --deterministic), tcg or kvm\n"
 	       "  --console FILE     keep the guest's console log\n"
 	       "  --json FILE        write the run's result file, labelled (\"vm\" object)\n"
-	       "Needs qemu-system-x86_64, a static busybox (busybox-static) and\n"
-	       "tracecost-static beside this binary (make build/tracecost-static).\n");
+	       "  --initrd CPIO      boot this initramfs (its own /init) instead\n"
+	       "  --data FILE        with --initrd: where the guest's data port goes\n"
+	       "  --retry-stall      a timed-out -smp N boot whose virtual CPU stopped\n"
+	       "                     outside tracecost.ko is booted again, one TCG thread\n"
+	       "Needs QEMU (qemu-system-x86 or qemu-system-arm), a static busybox\n"
+	       "(busybox-static; arm64: make deps-kernels ARCH=arm64) and tracecost-static\n"
+	       "beside this binary (make build/tracecost-static; arm64: make\n"
+	       "CROSS_COMPILE=aarch64-linux-gnu- O=build-arm64 build-arm64/tracecost-static).\n");
 }
 
 /* ---- the private directory, removed on every exit path ------------------ */
@@ -289,6 +382,34 @@ static void print_tail(const char *path, int lines)
 	free(buf);
 }
 
+static const struct vm_arch *host_arch(void);
+
+/*
+ * What differs when the guest's architecture is not this machine's: the
+ * cross compiler, the cross build tree of the static tracecost, Debian's
+ * busybox of that architecture. On its own architecture a machine uses its
+ * compiler, build/ and /bin/busybox.
+ */
+static bool foreign(const struct vm_arch *arch)
+{
+	return arch != host_arch();
+}
+
+/* The e_machine of the ELF file @path, or 0. */
+static unsigned int elf_machine(const char *path)
+{
+	Elf64_Ehdr eh;
+	unsigned int m = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &eh, sizeof(eh), 0) == sizeof(eh) && !memcmp(eh.e_ident, ELFMAG, SELFMAG))
+		m = eh.e_machine;
+	close(fd);
+	return m;
+}
+
 static bool has_pt_interp(const char *path)
 {
 	Elf64_Ehdr eh;
@@ -404,10 +525,11 @@ static void copy_sources(const char *src, const char *dst, bool all)
 	closedir(d);
 }
 
-static void build_module(const char *top, const char *build, char *ko, size_t len)
+static void build_module(const struct vm_arch *arch, const char *top, const char *build,
+			 char *ko, size_t len)
 {
-	char src[4096], dir[4096], log[4096], arg_c[4200], arg_m[4200];
-	char *argv[] = { "make", "-s", arg_c, arg_m, "modules", NULL };
+	char src[4096], dir[4096], log[4096], arg_c[4200], arg_m[4200], arg_a[64], arg_x[64];
+	char *argv[] = { "make", "-s", arg_c, arg_m, "modules", NULL, NULL, NULL };
 	int rc;
 
 	pathf(dir, sizeof(dir), "%s/src", vm_dir);
@@ -426,6 +548,12 @@ static void build_module(const char *top, const char *build, char *ko, size_t le
 	pathf(log, sizeof(log), "%s/kbuild.log", vm_dir);
 	pathf(arg_c, sizeof(arg_c), "-C%s", build);
 	pathf(arg_m, sizeof(arg_m), "M=%s", dir);
+	if (foreign(arch) && arch->kbuild_arch) {
+		snprintf(arg_a, sizeof(arg_a), "ARCH=%s", arch->kbuild_arch);
+		snprintf(arg_x, sizeof(arg_x), "CROSS_COMPILE=%s", arch->cross);
+		argv[5] = arg_a;
+		argv[6] = arg_x;
+	}
 	rc = run_child(argv, log, 0);
 	pathf(ko, len, "%s/tracecost.ko", dir);
 	if (rc || access(ko, R_OK)) {
@@ -438,7 +566,7 @@ static void build_module(const char *top, const char *build, char *ko, size_t le
 
 /* ---- parsing ------------------------------------------------------------ */
 
-static bool is_bzimage(const char *path)
+static bool is_image(const struct vm_arch *arch, const char *path)
 {
 	char magic[4];
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -446,10 +574,21 @@ static bool is_bzimage(const char *path)
 
 	if (fd < 0)
 		return false;
-	/* the x86 boot protocol's header signature, "HdrS" at 0x202 */
-	ok = pread(fd, magic, 4, 0x202) == 4 && !memcmp(magic, "HdrS", 4);
+	ok = pread(fd, magic, 4, arch->image_off) == 4 && !memcmp(magic, arch->image_magic, 4);
 	close(fd);
 	return ok;
+}
+
+/* The architecture this binary runs on: KVM only boots its own. */
+static const struct vm_arch *host_arch(void)
+{
+#if defined(__x86_64__)
+	return &vm_arches[0];
+#elif defined(__aarch64__)
+	return &vm_arches[1];
+#else
+	return NULL;
+#endif
 }
 
 static bool kvm_works(void)
@@ -470,7 +609,9 @@ static void parse(int argc, char **argv, struct vm_opts *o)
 	struct stat st;
 	int c;
 
-	*o = (struct vm_opts){ .smp = 0, .memory = 512, .timeout = 900 };
+	*o = (struct vm_opts){ .arch = &vm_arches[0], .smp = 0, .memory = 512, .timeout = 900 };
+	if (host_arch())
+		o->arch = host_arch();
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+:h", long_opts, NULL)) != -1) {
@@ -527,6 +668,35 @@ static void parse(int argc, char **argv, struct vm_opts *o)
 			tc_cli_check_output("--console", optarg);
 			o->console = optarg;
 			break;
+		case OPT_ARCH: {
+			size_t i;
+
+			for (i = 0; i < sizeof(vm_arches) / sizeof(vm_arches[0]); i++)
+				if (!strcmp(optarg, vm_arches[i].name))
+					break;
+			if (!strcmp(optarg, "aarch64"))
+				i = 1;
+			else if (!strcmp(optarg, "x86-64") || !strcmp(optarg, "amd64"))
+				i = 0;
+			if (i == sizeof(vm_arches) / sizeof(vm_arches[0]))
+				tc_cli_usage("--arch: '%s' is not x86_64 or arm64", optarg);
+			o->arch = &vm_arches[i];
+			break;
+		}
+		case OPT_INITRD:
+			if (access(optarg, R_OK))
+				tc_cli_usage("--initrd: cannot read '%s': %s", optarg, strerror(errno));
+			o->initrd = optarg;
+			break;
+		case OPT_DATA:
+			tc_cli_check_output("--data", optarg);
+			if (strchr(optarg, ','))
+				tc_cli_usage("--data: '%s' has a comma (QEMU option syntax)", optarg);
+			o->data = optarg;
+			break;
+		case OPT_RETRY_STALL:
+			o->retry_stall = true;
+			break;
 		case 'h':
 		case OPT_HELP:
 			usage();
@@ -541,11 +711,29 @@ static void parse(int argc, char **argv, struct vm_opts *o)
 	o->guest = argv + optind;
 	o->nr_guest = argc - optind;
 	if (!o->kernel)
-		tc_cli_usage("missing --kernel BZIMAGE");
+		tc_cli_usage("missing --kernel IMAGE");
 	if (access(o->kernel, R_OK))
 		tc_cli_usage("--kernel: cannot read '%s': %s", o->kernel, strerror(errno));
-	if (!is_bzimage(o->kernel))
-		tc_cli_usage("--kernel: '%s' is not an x86 bzImage (no boot header)", o->kernel);
+	if (!is_image(o->arch, o->kernel))
+		tc_cli_usage("--kernel: '%s' is not %s", o->kernel, o->arch->image_desc);
+	if (o->accel == ACCEL_KVM && o->arch != host_arch())
+		tc_cli_usage("--accel kvm: KVM boots this machine's architecture, not %s",
+			     o->arch->name);
+	if (o->deterministic && o->smp > 1)
+		tc_cli_usage("--deterministic boots one CPU (QEMU -icount): drop --smp %u",
+			     o->smp);
+	if (o->deterministic && o->accel == ACCEL_KVM)
+		tc_cli_usage("--deterministic needs TCG (QEMU -icount): drop --accel kvm");
+	if (o->initrd || o->data) {
+		if (!o->initrd || !o->data)
+			tc_cli_usage("--initrd and --data go together");
+		if (o->build || o->module || o->json || o->name || o->nr_guest)
+			tc_cli_usage("--initrd boots its own /init: no --build, --module, --json,"
+				     " --name or guest command");
+		if (!o->smp)
+			o->smp = 1;
+		return;
+	}
 	if (!o->build && !o->module)
 		tc_cli_usage("missing --build KBUILD_DIR (or --module KO)");
 	if (o->build) {
@@ -556,11 +744,6 @@ static void parse(int argc, char **argv, struct vm_opts *o)
 			tc_cli_usage("--build: '%s' is not a configured kernel build tree"
 				     " (no include/config/kernel.release)", o->build);
 	}
-	if (o->deterministic && o->smp > 1)
-		tc_cli_usage("--deterministic boots one CPU (QEMU -icount): drop --smp %u",
-			     o->smp);
-	if (o->deterministic && o->accel == ACCEL_KVM)
-		tc_cli_usage("--deterministic needs TCG (QEMU -icount): drop --accel kvm");
 	if (!o->smp)
 		o->smp = 1;
 	if (!o->nr_guest)
@@ -670,22 +853,27 @@ static const char *find_in_path(const char *prog)
 	return NULL;
 }
 
-/* Boot the guest once: QEMU's exit status, or -1 on timeout. */
-static int boot(const struct vm_opts *o, const char *qemu, const char *accel, char *initrd)
+/*
+ * Boot the guest once with the data port into @data and the console into
+ * @console: QEMU's exit status, or -1 on timeout.
+ */
+static int boot(const struct vm_opts *o, const char *qemu, const char *accel, const char *initrd,
+		const char *console, const char *data)
 {
-	char console[4300], data[4300], cmdline[4096], mem[16], smp[16], log[4300];
-	char *qargv[40];
+	char con_arg[4300], data_arg[4300], cmdline[4096], mem[16], smp[16], log[4300];
+	const struct vm_arch *arch = o->arch;
+	char *qargv[48];
 	int a = 0, n;
 
-	pathf(console, sizeof(console), "file:%s/console", vm_dir);
-	pathf(data, sizeof(data), "file:%s/data", vm_dir);
+	pathf(con_arg, sizeof(con_arg), "file:%s", console);
 	pathf(log, sizeof(log), "%s/qemu.log", vm_dir);
 	/*
 	 * TC_CLOCK=icount: the kernel passes it to /init as an environment
 	 * variable, so that the guest's tracecost says its times are
 	 * instruction counts (progress lines of the system suite)
 	 */
-	n = snprintf(cmdline, sizeof(cmdline), "console=ttyS0 panic=-1 oops=panic%s%s%s",
+	n = snprintf(cmdline, sizeof(cmdline), "console=%s panic=-1 oops=panic tcdata=%s%s%s%s%s",
+		     arch->console, arch->data_dev, o->deterministic ? arch->det_append : "",
 		     o->deterministic ? " TC_CLOCK=icount" : "",
 		     o->append ? " " : "", o->append ? o->append : "");
 	if (n >= (int)sizeof(cmdline))
@@ -693,6 +881,8 @@ static int boot(const struct vm_opts *o, const char *qemu, const char *accel, ch
 	snprintf(mem, sizeof(mem), "%u", o->memory);
 	snprintf(smp, sizeof(smp), "%u", o->smp);
 	qargv[a++] = (char *)qemu;
+	for (int i = 0; arch->machine[i]; i++)
+		qargv[a++] = (char *)arch->machine[i];
 	qargv[a++] = "-accel";
 	qargv[a++] = (char *)accel;
 	if (!strcmp(accel, "kvm")) {
@@ -716,72 +906,251 @@ static int boot(const struct vm_opts *o, const char *qemu, const char *accel, ch
 	qargv[a++] = "-kernel";
 	qargv[a++] = (char *)o->kernel;
 	qargv[a++] = "-initrd";
-	qargv[a++] = initrd;
+	qargv[a++] = (char *)initrd;
 	qargv[a++] = "-append";
 	qargv[a++] = cmdline;
 	qargv[a++] = "-serial";
-	qargv[a++] = console;
-	qargv[a++] = "-serial";
-	qargv[a++] = data;
+	qargv[a++] = con_arg;
+	for (int i = 0; arch->data_args[i]; i++) {
+		if (arch->data_args[i][0] == '@') {
+			pathf(data_arg, sizeof(data_arg), "%s%s", arch->data_args[i] + 1, data);
+			qargv[a++] = data_arg;
+		} else {
+			qargv[a++] = (char *)arch->data_args[i];
+		}
+	}
 	qargv[a] = NULL;
+	unlink(console);
+	unlink(data);
 	return run_child(qargv, log, o->timeout);
 }
 
-/* Whether the guest's /init reported on the data port. */
-static bool guest_started(void)
+/*
+ * Kernel log lines that fail a boot: panics, oopses, WARNINGs, BUGs (KASAN,
+ * sleeping in atomic context, ...), lockdep reports, hung tasks, lockups,
+ * RCU stalls, debugobjects (POSIX extended regular expression).
+ */
+static const char vm_splat[] =
+	"Kernel panic|Oops|WARNING:|BUG:|soft lockup|hard LOCKUP|rcu.*self-detected stall|"
+	"rcu_preempt detected stalls|Call Trace|blocked for more than|possible recursive locking|"
+	"possible circular locking|inconsistent lock state|possible deadlock|DEBUG_LOCKS_WARN_ON|"
+	"suspicious RCU usage|KASAN|ODEBUG|UBSAN";
+
+/* The first line of @text that matches @re, malloc'ed, or NULL. */
+static char *first_match(const char *text, const char *re)
 {
-	char path[4300];
+	regex_t rx;
+	char *copy, *line, *save = NULL, *hit = NULL;
+
+	if (!text || regcomp(&rx, re, REG_EXTENDED | REG_NOSUB))
+		return NULL;
+	copy = strdup(text);
+	for (line = copy ? strtok_r(copy, "\n", &save) : NULL; line && !hit;
+	     line = strtok_r(NULL, "\n", &save)) {
+		line[strcspn(line, "\r")] = 0;
+		if (!regexec(&rx, line, 0, NULL, 0))
+			hit = strdup(line);
+	}
+	free(copy);
+	regfree(&rx);
+	return hit;
+}
+
+/*
+ * Did a timed-out boot stop on a virtual CPU that stopped running, outside
+ * our code? A CPU's timers stopped firing (RCU's "timer wakeup didn't
+ * happen", or a soft lockup of a CPU waiting for the other one's IPI) while
+ * no stack of the log has a frame of tracecost.ko. Seen once in about ten
+ * -smp 2 boots of QEMU 7.2's multi-threaded TCG on a 2-CPU host: CPU 1 froze
+ * in __schedule() (its clock stopped) before any sample was taken, and CPU 0
+ * waited for its text_poke IPI for good.
+ */
+static bool qemu_stall(const char *console)
+{
+	char *hit = first_match(console, "timer wakeup didn't happen|"
+					 "soft lockup - CPU#[0-9]+ stuck");
+	char *ours = first_match(console, "\\+0x[0-9a-f]+/0x[0-9a-f]+ \\[tracecost\\]");
+	bool stall = hit && !ours;
+
+	free(hit);
+	free(ours);
+	return stall;
+}
+
+/*
+ * Boot with the checks every boot gets: a QEMU vCPU stall retried with one
+ * TCG thread when @o->retry_stall, then the console scanned for splats.
+ * Return: QEMU's status or -1 on timeout; *@splat the first splat line
+ * (malloc'ed) or NULL.
+ */
+static int boot_checked(const struct vm_opts *o, const char *qemu, const char *accel,
+			const char *initrd, const char *console, const char *data, char **splat)
+{
+	char stall_log[4300];
+	char *con;
+	int rc;
+
+	rc = boot(o, qemu, accel, initrd, console, data);
+	con = read_all(console, NULL);
+	if (rc == -1 && o->retry_stall && o->smp > 1 && !strcmp(accel, "tcg") &&
+	    qemu_stall(con)) {
+		pathf(stall_log, sizeof(stall_log), "%s.stall", console);
+		rename(console, stall_log);
+		fprintf(stderr, "note - timed out on a virtual CPU that stopped outside tracecost.ko"
+			" (QEMU TCG; console kept as %s): booting again with one TCG thread\n",
+			stall_log);
+		free(con);
+		rc = boot(o, qemu, "tcg,thread=single", initrd, console, data);
+		con = read_all(console, NULL);
+	}
+	*splat = first_match(con, vm_splat);
+	free(con);
+	return rc;
+}
+
+/* Whether the guest's /init reported on the data port @data. */
+static bool guest_started(const char *data)
+{
 	char *buf;
 	bool ok;
 
-	pathf(path, sizeof(path), "%s/data", vm_dir);
-	buf = read_all(path, NULL);
+	buf = read_all(data, NULL);
 	ok = buf && strstr(buf, "@@START");
 	free(buf);
 	return ok;
+}
+
+/*
+ * The failure of a boot, said in one line and the console's tail: timeout,
+ * no init, stopped early, a splat. Return: whether the boot failed.
+ */
+static bool boot_failed(const struct vm_opts *o, int rc, const char *buf, const char *splat,
+			const char *console, bool want_done)
+{
+	char path[4300];
+	struct stat st;
+
+	if (rc == -1)
+		fprintf(stderr, "tracecost: %s did not finish within %u s; console tail:\n",
+			o->kernel, o->timeout);
+	else if (want_done && (!buf || !strstr(buf, "@@START")))
+		fprintf(stderr, "tracecost: %s did not boot to its init (QEMU exit %d);"
+			" console tail:\n", o->kernel, rc);
+	else if (rc != 0 || (want_done && !strstr(buf, "\n@@DONE")))
+		fprintf(stderr, "tracecost: the guest stopped before its init ended (QEMU"
+			" exit %d); console tail:\n", rc);
+	else if (splat)
+		fprintf(stderr, "tracecost: the console log has a splat: %s\n", splat);
+	else
+		return false;
+	if (!splat)
+		print_tail(console, VM_TAIL_LINES);
+	pathf(path, sizeof(path), "%s/qemu.log", vm_dir);
+	if (!stat(path, &st) && st.st_size > 0)
+		print_tail(path, 3);
+	return true;
+}
+
+static const char *pick_accel(const struct vm_opts *o)
+{
+	const char *accel;
+
+	accel = o->accel == ACCEL_KVM || (o->accel == ACCEL_AUTO && !o->deterministic &&
+					  o->arch == host_arch() && kvm_works()) ? "kvm" : "tcg";
+	if (!strcmp(accel, "kvm") && !kvm_works())
+		tc_cli_fail("--accel kvm: /dev/kvm does not work here");
+	return accel;
+}
+
+static void make_vm_dir(void)
+{
+	const char *tmpdir = getenv("TMPDIR");
+
+	snprintf(vm_dir, sizeof(vm_dir), "%s/tracecost-vm.XXXXXX",
+		 tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (!mkdtemp(vm_dir)) {
+		vm_dir[0] = 0;
+		tc_cli_fail("cannot make a directory in %s: %s", tmpdir ? tmpdir : "/tmp",
+			    strerror(errno));
+	}
+	atexit(vm_cleanup);
+}
+
+/* --initrd: boot the given initramfs, its data port into --data. */
+static int boot_initrd(const struct vm_opts *o, const char *qemu)
+{
+	const char *accel = pick_accel(o);
+	char console[4300];
+	char *splat = NULL;
+	bool failed;
+	int rc;
+
+	tc_cli_catch_signals();
+	make_vm_dir();
+	if (o->console)
+		pathf(console, sizeof(console), "%s", o->console);
+	else
+		pathf(console, sizeof(console), "%s/console", vm_dir);
+	rc = boot_checked(o, qemu, accel, o->initrd, console, o->data, &splat);
+	failed = boot_failed(o, rc, NULL, splat, console, false);
+	free(splat);
+	return failed ? TC_EXIT_FAIL : TC_EXIT_OK;
 }
 
 int cmd_vm(int argc, char **argv)
 {
 	char exe[4096], top[4096], stat_bin[4300], init[4300], ko[4300], path[4300];
 	char initrd[4300], console[4300], data[4300];
-	const char *qemu, *name, *accel, *tmpdir;
+	const char *qemu, *name, *accel, *busybox;
+	bool det_static;
+	const struct vm_arch *arch;
 	char release[128] = "";
 	struct vm_opts o;
 	struct cpio c = { 0 };
-	struct stat st;
 	json_error_t je;
 	json_t *root;
-	char *buf, *out, *err, *res, *p;
+	char *buf, *out, *err, *res, *p, *splat = NULL;
 	int rc, grc;
 	ssize_t len;
 
 	parse(argc, argv, &o);
+	arch = o.arch;
 
 	/* Everything below is work: first what must be on this machine. */
-	qemu = find_in_path(VM_QEMU);
+	qemu = find_in_path(arch->qemu);
 	if (!qemu)
-		tc_cli_fail(VM_QEMU " is not installed (apt-get install qemu-system-x86)");
-	if (access(VM_BUSYBOX, X_OK) || has_pt_interp(VM_BUSYBOX))
-		tc_cli_fail(VM_BUSYBOX " is missing or not static (apt-get install busybox-static)");
+		tc_cli_fail("%s is not installed (apt-get install %s)", arch->qemu, arch->qemu_pkg);
+	if (o.initrd)
+		return boot_initrd(&o, qemu);
+	busybox = foreign(arch) ? arch->busybox : "/bin/busybox";
+	if (access(busybox, X_OK) || has_pt_interp(busybox) ||
+	    elf_machine(busybox) != arch->elf_machine)
+		tc_cli_fail("%s is missing or not a static %s busybox (%s)", busybox,
+			    arch->name, foreign(arch) ? "make deps-kernels ARCH=arm64"
+			    : "apt-get install busybox-static");
 	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (len <= 0)
 		tc_cli_fail("cannot find this binary: %s", strerror(errno));
 	exe[len] = 0;
-	pathf(stat_bin, sizeof(stat_bin), "%s/tracecost-static", dirname(exe));
-	pathf(top, sizeof(top), "%s/..", exe);
+	det_static = foreign(arch) && o.deterministic && *arch->det_static_dir;
+	pathf(stat_bin, sizeof(stat_bin), "%s%s/tracecost-static", dirname(exe),
+	      det_static ? arch->det_static_dir : foreign(arch) ? arch->static_dir : "");
+	pathf(top, sizeof(top), "%s/..", exe);	/* exe is its directory now */
 	if (access(stat_bin, R_OK))
-		tc_cli_fail("%s is missing (make %s)", stat_bin, "build/tracecost-static");
+		tc_cli_fail("%s is missing (make %s%s)", stat_bin,
+			    det_static ? arch->det_static_make :
+			    foreign(arch) ? "CROSS_COMPILE=aarch64-linux-gnu- O=build-arm64 " : "",
+			    det_static ? "" : foreign(arch) ? "build-arm64/tracecost-static" :
+			    "build/tracecost-static");
+	if (elf_machine(stat_bin) != arch->elf_machine)
+		tc_cli_fail("%s is not an %s binary", stat_bin, arch->name);
 	pathf(init, sizeof(init), "%s/kernel/vm/init.sh", top);
 	if (access(init, R_OK))
 		tc_cli_fail("%s is missing: tracecost vm runs from its source tree", init);
 	pathf(path, sizeof(path), "%s/kmod/Kbuild", top);
 	if (!o.module && access(path, R_OK))
 		tc_cli_fail("%s is missing: pass --module KO", path);
-	accel = o.accel == ACCEL_KVM || (o.accel == ACCEL_AUTO && !o.deterministic && kvm_works())
-		? "kvm" : "tcg";
-	if (!strcmp(accel, "kvm") && !kvm_works())
-		tc_cli_fail("--accel kvm: /dev/kvm does not work here");
+	accel = pick_accel(&o);
 	if (o.name) {
 		name = o.name;
 	} else {
@@ -794,20 +1163,12 @@ int cmd_vm(int argc, char **argv)
 	}
 
 	tc_cli_catch_signals();
-	tmpdir = getenv("TMPDIR");
-	snprintf(vm_dir, sizeof(vm_dir), "%s/tracecost-vm.XXXXXX",
-		 tmpdir && *tmpdir ? tmpdir : "/tmp");
-	if (!mkdtemp(vm_dir)) {
-		vm_dir[0] = 0;
-		tc_cli_fail("cannot make a directory in %s: %s", tmpdir ? tmpdir : "/tmp",
-			    strerror(errno));
-	}
-	atexit(vm_cleanup);
+	make_vm_dir();
 
 	if (o.module)
 		pathf(ko, sizeof(ko), "%s", o.module);
 	else
-		build_module(top, o.build, ko, sizeof(ko));
+		build_module(arch, top, o.build, ko, sizeof(ko));
 
 	/* the initramfs */
 	pathf(initrd, sizeof(initrd), "%s/initrd.cpio", vm_dir);
@@ -819,7 +1180,9 @@ int cmd_vm(int argc, char **argv)
 		cpio_entry(&c, dirs[i], S_IFDIR | 0755, 0, 0, NULL, 0);
 	cpio_entry(&c, "dev/console", S_IFCHR | 0600, 5, 1, NULL, 0);
 	cpio_file(&c, "init", init, 0755);
-	cpio_file(&c, "bin/busybox", VM_BUSYBOX, 0755);
+	pathf(path, sizeof(path), "%s/kernel/vm/guest-lib.sh", top);
+	cpio_file(&c, "guest-lib.sh", path, 0644);
+	cpio_file(&c, "bin/busybox", busybox, 0755);
 	cpio_file(&c, "tracecost", stat_bin, 0755);
 	cpio_file(&c, "tracecost.ko", ko, 0644);
 	{
@@ -841,14 +1204,15 @@ int cmd_vm(int argc, char **argv)
 		tc_cli_fail("cannot write %s", initrd);
 
 	/* the boot; an automatic KVM that cannot start the guest falls back to TCG */
-	rc = boot(&o, qemu, accel, initrd);
-	if (o.accel == ACCEL_AUTO && !strcmp(accel, "kvm") && !guest_started()) {
-		fprintf(stderr, "tracecost: KVM did not start the guest; booting under TCG\n");
-		accel = "tcg";
-		rc = boot(&o, qemu, accel, initrd);
-	}
 	pathf(console, sizeof(console), "%s/console", vm_dir);
 	pathf(data, sizeof(data), "%s/data", vm_dir);
+	rc = boot_checked(&o, qemu, accel, initrd, console, data, &splat);
+	if (o.accel == ACCEL_AUTO && !strcmp(accel, "kvm") && !guest_started(data)) {
+		fprintf(stderr, "tracecost: KVM did not start the guest; booting under TCG\n");
+		accel = "tcg";
+		free(splat);
+		rc = boot_checked(&o, qemu, accel, initrd, console, data, &splat);
+	}
 	if (o.console) {
 		char *cbuf = read_all(console, (size_t *)&len);
 		FILE *f = fopen(o.console, "wb");
@@ -866,21 +1230,9 @@ int cmd_vm(int argc, char **argv)
 				*d++ = *s;
 		*d = 0;
 	}
-	if (rc != 0 || !buf || !strstr(buf, "\n@@DONE")) {
-		if (rc == -1)
-			fprintf(stderr, "tracecost: %s did not finish within %u s; console tail:\n",
-				o.kernel, o.timeout);
-		else if (!buf || !strstr(buf, "@@START"))
-			fprintf(stderr, "tracecost: %s did not boot to its init (QEMU exit %d);"
-				" console tail:\n", o.kernel, rc);
-		else
-			fprintf(stderr, "tracecost: the guest stopped before the run ended (QEMU"
-				" exit %d); console tail:\n", rc);
-		print_tail(console, VM_TAIL_LINES);
-		pathf(path, sizeof(path), "%s/qemu.log", vm_dir);
-		if (!stat(path, &st) && st.st_size > 0)
-			print_tail(path, 3);
+	if (boot_failed(&o, rc, buf, splat, console, true)) {
 		free(buf);
+		free(splat);
 		exit(TC_EXIT_FAIL);
 	}
 	p = strstr(buf, "@@START ");

@@ -797,8 +797,9 @@ static int kernel_measure(void *arg)
 	ci.freq_hz = (double)kc.khz * 1000.0;
 	ci.constant_rate = 1;
 	snprintf(ci.source, sizeof(ci.source), "%s",
-		 strncmp(kc.name, "tsc", 3) ? "the module's counter_khz (cntfrq_el0 on arm64)" :
-					      "the kernel's calibration (tsc_khz)");
+		 !strncmp(kc.name, "tsc", 3) ? "the kernel's calibration (tsc_khz)" :
+		 !strncmp(kc.name, "pmccntr", 7) ? "the module's counter_khz (QEMU's 1 GHz PMU clock)" :
+		 "the module's counter_khz (cntfrq_el0 on arm64)");
 	{
 		static const char *names[TC_NR_KPAIRS], *titles[TC_NR_KPAIRS];
 		char cpus_str[256];

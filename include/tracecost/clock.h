@@ -15,7 +15,11 @@
  *
  * aarch64: "isb; mrs cntvct_el0" (Arm ARM D11.2: the ISB keeps the read from
  * being speculated ahead of earlier instructions), the kernel's get_cycles()
- * with __arch_counter_get_cntvct() ordering.
+ * with __arch_counter_get_cntvct() ordering. Built with -DTC_CLOCK_PMCCNTR
+ * (the guest's tracecost of tracecost vm --arch arm64 --deterministic):
+ * "isb; mrs pmccntr_el0", the PMU cycle counter, which QEMU TCG advances one
+ * per instruction under -icount shift=0; EL0 may read it only once
+ * PMUSERENR_EL0.EN is set (tracecost.ko counter=pmccntr does, at load).
  *
  * Elsewhere: clock_gettime(CLOCK_MONOTONIC_RAW) in ns (1 tick = 1 ns).
  */
@@ -43,6 +47,11 @@ static tc_always_inline uint64_t tc_clock_read(void)
 	__asm__ __volatile__("lfence\n\trdtsc\n\tlfence"
 			     : "=a"(lo), "=d"(hi) :: "memory");
 	return ((uint64_t)hi << 32) | lo;
+#elif defined(__aarch64__) && defined(TC_CLOCK_PMCCNTR)
+	uint64_t v;
+
+	__asm__ __volatile__("isb\n\tmrs %0, pmccntr_el0" : "=r"(v) :: "memory");
+	return v;
 #elif defined(__aarch64__)
 	uint64_t v;
 
@@ -70,6 +79,11 @@ static tc_always_inline uint64_t tc_clock_read_fast(void)
 
 	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
 	return ((uint64_t)hi << 32) | lo;
+#elif defined(__aarch64__) && defined(TC_CLOCK_PMCCNTR)
+	uint64_t v;
+
+	__asm__ __volatile__("mrs %0, pmccntr_el0" : "=r"(v));
+	return v;
 #elif defined(__aarch64__)
 	uint64_t v;
 

@@ -2,26 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # /init of the QEMU test initramfs (tests/vm/run.sh). Runs the kernel suite
-# and the module's own checks inside the guest; results go to the second
-# serial port (/dev/ttyS1) as lines "TEST <name> ok|FAIL <detail>" and JSON
-# files between "@@BEGIN <name>" and "@@END" markers; the console (ttyS0) has
+# and the module's own checks inside the guest; results go to the data
+# port (/guest-lib.sh) as lines "TEST <name> ok|FAIL <detail>" and JSON
+# files between "@@BEGIN <name>" and "@@END" markers; the console has
 # the kernel log, which the host scans for oopses, WARNINGs and stalls.
-/bin/busybox --install -s /bin
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
+. /guest-lib.sh
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
-stty -F /dev/ttyS1 raw -echo 2>/dev/null
 MODE=$(sed -n 's/.*tcmode=\([a-z0-9]*\).*/\1/p' /proc/cmdline)
 D=/sys/kernel/debug/tracecost
-out() { echo "$*" >/dev/ttyS1; }
-t() { if [ "$2" = ok ]; then out "TEST $1 ok"; else out "TEST $1 FAIL $3"; fi; }
-send() { out "@@BEGIN $1"; cat "$2" >/dev/ttyS1; out ""; out "@@END"; }
-check() { # check NAME CMD...: the command must succeed
-	name=$1; shift
-	if "$@" >/tmp/o 2>&1; then t "$name" ok; else t "$name" FAIL "$(tail -c 300 /tmp/o | tr '\n' ' ')"; fi
-}
 refuse() { # refuse NAME FILE VALUE: writing VALUE to FILE must fail and change nothing
 	before=$(cat "$D/$2")
 	if echo "$3" >"$D/$2" 2>/dev/null; then t "$1" FAIL "accepted '$3'"

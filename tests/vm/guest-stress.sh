@@ -3,26 +3,16 @@
 #
 # /init of the debug-kernel stress test (tests/vm/stress.sh): races against
 # tracecost.ko on a KASAN + lockdep + hung-task kernel with two CPUs. Results
-# go to /dev/ttyS1 as "TEST <name> ok|FAIL <detail>"; the host fails the test
-# on any splat in the console log (ttyS0). Each step ends with the module
+# go to the data port (/guest-lib.sh) as "TEST <name> ok|FAIL <detail>"; the
+# host fails the test on any splat in the console log. Each step ends with the module
 # unloaded and checks that the next run is whole.
-/bin/busybox --install -s /bin
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev 2>/dev/null
+. /guest-lib.sh
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
-stty -F /dev/ttyS1 raw -echo 2>/dev/null
 RACES=$(sed -n 's/.*tcraces=\([0-9]*\).*/\1/p' /proc/cmdline)
 RACES=${RACES:-200}
 DBG=/sys/kernel/debug
 D=$DBG/tracecost
 CPU1=/sys/devices/system/cpu/cpu1/online
-out() { echo "$*" >/dev/ttyS1; }
-t() { if [ "$2" = ok ]; then out "TEST $1 ok"; else out "TEST $1 FAIL $3"; fi; }
-check() { # check NAME CMD...: the command must succeed
-	name=$1; shift
-	if "$@" >/tmp/o 2>&1; then t "$name" ok; else t "$name" FAIL "$(tail -c 300 /tmp/o | tr '\n' ' ')"; fi
-}
 log() { echo "stress: $*" >/dev/console; }
 dbg_mount() { grep -q " $DBG debugfs" /proc/mounts || mount -t debugfs debugfs $DBG; }
 dbg_umount() { ! grep -q " $DBG debugfs" /proc/mounts || umount $DBG; }

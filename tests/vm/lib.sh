@@ -3,13 +3,15 @@
 #
 # tests/vm/lib.sh: what the QEMU tests share (tests/vm/run.sh on Debian's
 # kernel, tests/vm/stress.sh on the debug kernel of make kernels,
-# tests/vm/noise.sh with an isolated CPU): TAP-like
-# counters, the busybox initramfs, one boot with its console checks, and the
-# JSON the guest sends back. Source it after setting vm (the work directory).
+# tests/vm/noise.sh with an isolated CPU, tests/vm/vm.sh): TAP-like
+# counters, Debian's kernel, the busybox initramfs, one boot through
+# tracecost vm with its console checks, and the JSON the guest sends back.
+# Source it after setting O (the build directory, with tracecost), top and
+# vm (the work directory).
 #
-# The guest (an /init script) writes "TEST <name> ok|FAIL <detail>" lines and
-# JSON between "@@BEGIN <name>" and "@@END" to the second serial port, and
-# "@@DONE" last; the console (first serial port) has the kernel log.
+# The guest (an /init script sourcing /guest-lib.sh) writes "TEST <name>
+# ok|FAIL <detail>" lines and JSON between "@@BEGIN <name>" and "@@END" to
+# its data port, and "@@DONE" last; the console has the kernel log.
 
 pass=0
 fail=0
@@ -17,14 +19,31 @@ ok() { pass=$((pass + 1)); echo "ok   - $1"; }
 not_ok() { fail=$((fail + 1)); echo "FAIL - $1"; }
 die() { echo "${vm_name:-check-kernel}: $*" >&2; exit 1; }
 
-# Kernel log lines that fail a boot: panics, oopses, WARNINGs, BUGs (KASAN,
-# sleeping in atomic context, ...), lockdep reports, hung tasks, lockups,
-# RCU stalls, debugobjects.
-vm_splat='Kernel panic|Oops|WARNING:|BUG:|soft lockup|hard LOCKUP|rcu.*self-detected stall|rcu_preempt detected stalls|Call Trace|blocked for more than|possible recursive locking|possible circular locking|inconsistent lock state|possible deadlock|DEBUG_LOCKS_WARN_ON|suspicious RCU usage|KASAN|ODEBUG|UBSAN'
+# vm_debian_kernel: Debian's kernel of linux-headers-amd64 (the one fetch of
+# the QEMU tests): sets kver, kdir (its headers, the module's build tree) and
+# vmlinuz (/boot's, else the image package unpacked into $O/vm/image once).
+vm_debian_kernel() {
+	kver=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null |
+		sed -n 's/.*linux-headers-\([0-9][^ ,]*-amd64\).*/\1/p')
+	[ -n "$kver" ] || die "linux-headers-amd64 is not installed (make deps-kernel)"
+	kdir=/usr/src/linux-headers-$kver
+	[ -d "$kdir" ] || die "$kdir is missing"
+	vmlinuz=/boot/vmlinuz-$kver
+	[ -r "$vmlinuz" ] && return 0
+	_img=$O/vm/image
+	vmlinuz=$_img/boot/vmlinuz-$kver
+	[ -r "$vmlinuz" ] && return 0
+	# unpack the image package; its postinst (initramfs, grub) never runs
+	mkdir -p "$_img"
+	(cd "$_img" && rm -f linux-image-*.deb && apt-get download "linux-image-$kver" >/dev/null 2>&1) ||
+		die "cannot download linux-image-$kver (apt-get download)"
+	dpkg-deb -x "$_img"/linux-image-"$kver"_*.deb "$_img" || die "dpkg-deb -x failed"
+	rm -f "$_img"/linux-image-*.deb
+}
 
 # vm_initrd OUT INIT KO STATIC-TRACECOST: a gzip'ed newc initramfs with
-# busybox, the static tracecost, tracecost.ko (none when KO is "-") and INIT
-# as /init.
+# busybox, the static tracecost, tracecost.ko (none when KO is "-"), the
+# guests' preamble kernel/vm/guest-lib.sh and INIT as /init.
 vm_initrd() {
 	_root=$vm/root
 	rm -rf "$_root"
@@ -32,67 +51,42 @@ vm_initrd() {
 	cp /bin/busybox "$_root/bin/busybox"
 	cp "$4" "$_root/tracecost"
 	[ "$3" = - ] || cp "$3" "$_root/tracecost.ko"
+	cp "$top/kernel/vm/guest-lib.sh" "$_root/guest-lib.sh"
 	cp "$2" "$_root/init"
 	chmod +x "$_root/init"
 	(cd "$_root" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$1"
 }
 
-# vm_qemu_stall CONSOLE: did a timed-out boot stop on a virtual CPU that
-# stopped running, outside our code? A CPU's timers stopped firing (RCU's
-# "timer wakeup didn't happen", or a soft lockup of a CPU waiting for the
-# other one's IPI) while no stack of the log has a frame of tracecost.ko.
-# Seen once in about ten -smp 2 boots of QEMU 7.2's multi-threaded TCG on a
-# 2-CPU host: CPU 1 froze in __schedule() (its clock stopped) before any
-# sample was taken, and CPU 0 waited for its text_poke IPI for good.
-vm_qemu_stall() {
-	grep -q -E "timer wakeup didn't happen|soft lockup - CPU#[0-9]+ stuck" "$1" &&
-		! grep -q -E '\+0x[0-9a-f]+/0x[0-9a-f]+ \[tracecost\]' "$1"
-}
-
-# vm_qemu NAME TIMEOUT KERNEL INITRD MODE CMDLINE-EXTRA QEMU-ARGS...: one boot,
-# with $VM_ACCEL (default tcg); returns timeout's status (124: timed out)
-vm_qemu() {
-	_q_name=$1 _q_limit=$2 _q_kernel=$3 _q_initrd=$4 _q_mode=$5 _q_extra=$6
-	shift 6
-	rm -f "$vm/$_q_name.console" "$vm/$_q_name.data"
-	timeout "$_q_limit" qemu-system-x86_64 -accel "${VM_ACCEL:-tcg}" -m 1024 -nodefaults \
-		-display none -no-reboot -kernel "$_q_kernel" -initrd "$_q_initrd" \
-		-append "console=ttyS0 panic=-1 oops=panic softlockup_panic=0 tcmode=$_q_mode $_q_extra" \
-		-serial "file:$vm/$_q_name.console" -serial "file:$vm/$_q_name.data" "$@"
-}
-
-# vm_boot NAME MODE TIMEOUT KERNEL INITRD CMDLINE-EXTRA QEMU-ARGS...
-# Boots, then asserts: powered off in time, the guest script completed, the
-# console log has no splat, and every TEST line of the guest. With
-# VM_RETRY_STALL=1, a boot that timed out on a QEMU vCPU stall
-# (vm_qemu_stall) is booted once more with one TCG thread (thread=single),
-# its console kept as NAME.stall.console and the retry said in a line; a
-# hang of ours (a tracecost.ko frame on a stack) or a second stall fails.
+# vm_boot NAME MODE TIMEOUT KERNEL INITRD CMDLINE-EXTRA VM-OPTIONS...
+# One boot through `tracecost vm --initrd` (src/cmd_vm.c, the project's one
+# QEMU boot path, with $VM_ACCEL, default tcg, 1 GiB), VM-OPTIONS its boot
+# options (--smp 2, --deterministic); tcmode=MODE on the command line. Then
+# asserts: powered off in time and the console log clean (tracecost vm's
+# checks: no panic, oops, WARNING, BUG, lockdep, hung task, lockup or
+# stall), the guest script completed, and every TEST line of the guest.
+# With VM_RETRY_STALL=1, a boot that timed out on a QEMU vCPU stall outside
+# tracecost.ko is booted once more with one TCG thread (--retry-stall: the
+# console kept as NAME.console.stall and the retry said in a line).
 vm_boot() {
 	_name=$1 _mode=$2 _limit=$3 _kernel=$4 _initrd=$5 _extra=$6
 	shift 6
-	vm_qemu "$_name" "$_limit" "$_kernel" "$_initrd" "$_mode" "$_extra" "$@"
+	_retry=""
+	[ "${VM_RETRY_STALL:-0}" = 1 ] && _retry=--retry-stall
+	rm -f "$vm/$_name.console" "$vm/$_name.data" "$vm/$_name.vm.err"
+	"$O/tracecost" vm --arch "${VM_ARCH:-x86_64}" --accel "${VM_ACCEL:-tcg}" --memory 1024 \
+		--timeout "$_limit" --kernel "$_kernel" --initrd "$_initrd" \
+		--console "$vm/$_name.console" --data "$vm/$_name.data" $_retry \
+		--append "softlockup_panic=0 tcmode=$_mode $_extra" "$@" 2>"$vm/$_name.vm.err"
 	_rc=$?
-	if [ "$_rc" -eq 124 ] && [ "${VM_RETRY_STALL:-0}" = 1 ] &&
-	   vm_qemu_stall "$vm/$_name.console"; then
-		mv "$vm/$_name.console" "$vm/$_name.stall.console"
-		echo "note - $_name: timed out on a virtual CPU that stopped outside tracecost.ko" \
-			"(QEMU TCG; console kept as $vm/$_name.stall.console): booting again with one TCG thread"
-		_accel=${VM_ACCEL:-tcg}
-		VM_ACCEL=tcg,thread=single
-		vm_qemu "$_name" "$_limit" "$_kernel" "$_initrd" "$_mode" "$_extra" "$@"
-		_rc=$?
-		VM_ACCEL=$_accel
-	fi
-	tr -d '\r' <"$vm/$_name.data" >"$vm/$_name.txt"
-	[ "$_rc" -eq 124 ] && not_ok "$_name: timeout after $_limit s" || ok "$_name: booted and powered off"
+	grep '^note - ' "$vm/$_name.vm.err" | sed "s/^note - /note - $_name: /"
+	[ -f "$vm/$_name.data" ] && tr -d '\r' <"$vm/$_name.data" >"$vm/$_name.txt" || : >"$vm/$_name.txt"
+	_why=$(grep -v '^note - ' "$vm/$_name.vm.err" | head -1)
+	case "$_rc:$_why" in
+	0:*) ok "$_name: booted and powered off, console log has no panic, oops, WARNING, BUG, lockdep, hung task, lockup or stall" ;;
+	*) not_ok "$_name: $_why" ;;
+	esac
 	grep -q '^@@DONE' "$vm/$_name.txt" && ok "$_name: guest script completed" ||
 		not_ok "$_name: guest script did not complete (console: $vm/$_name.console)"
-	if grep -E "$vm_splat" "$vm/$_name.console" >"$vm/$_name.bad"; then
-		not_ok "$_name: console log clean: $(head -3 "$vm/$_name.bad")"
-	else
-		ok "$_name: console log has no panic, oops, WARNING, BUG, lockdep, hung task, lockup or stall"
-	fi
 	grep '^TEST ' "$vm/$_name.txt" | while read -r _ tname res detail; do
 		echo "$tname $res $detail"
 	done >"$vm/$_name.tests"

@@ -4,19 +4,12 @@
 # /init of the noise test initramfs (tests/vm/noise.sh): Debian's kernel
 # under -smp 2 with CPU 1 isolated (nohz_full=1 isolcpus=nohz,domain,1
 # rcu_nocbs=1). Runs "tracecost noise" with a load that forces TLB-shootdown
-# IPIs to CPU 1, with no load, and interrupted; results go to /dev/ttyS1 as
+# IPIs to CPU 1, with no load, and interrupted; results go to the data port as
 # "TEST <name> ok|FAIL <detail>" lines and JSON between "@@BEGIN <name>" and
 # "@@END"; the host asserts on both.
-/bin/busybox --install -s /bin
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
+. /guest-lib.sh
 mount -t tmpfs tmp /run
-stty -F /dev/ttyS1 raw -echo 2>/dev/null
-out() { echo "$*" >/dev/ttyS1; }
-t() { if [ "$2" = ok ]; then out "TEST $1 ok"; else out "TEST $1 FAIL $3"; fi; }
-send() { out "@@BEGIN $1"; cat "$2" >/dev/ttyS1; out ""; out "@@END"; }
-check() { # check NAME CMD...: the command must succeed
+check() { # check NAME CMD...: the command must succeed, its output to the console
 	name=$1; shift
 	if "$@" >/tmp/o 2>&1; then t "$name" ok; else t "$name" FAIL "$(tail -c 300 /tmp/o | tr '\n' ' ')"; fi
 	cat /tmp/o >/dev/console

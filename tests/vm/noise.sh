@@ -20,20 +20,7 @@ vm_name=check-noise-vm
 . "$top/tests/vm/lib.sh"
 
 # The kernel: the release of Debian's linux-headers-amd64 and its image.
-kver=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null |
-	sed -n 's/.*linux-headers-\([0-9][^ ,]*-amd64\).*/\1/p')
-[ -n "$kver" ] || die "linux-headers-amd64 is not installed (make deps-kernel)"
-vmlinuz=/boot/vmlinuz-$kver
-for v in "$vmlinuz" "$O/vm/image/boot/vmlinuz-$kver" "$vm/image/boot/vmlinuz-$kver"; do
-	[ -r "$v" ] && { vmlinuz=$v; break; }
-done
-if [ ! -r "$vmlinuz" ]; then
-	# unpack the image package; its postinst (initramfs, grub) never runs
-	vmlinuz=$vm/image/boot/vmlinuz-$kver
-	(cd "$vm" && rm -f linux-image-*.deb && apt-get download "linux-image-$kver" >/dev/null 2>&1) ||
-		die "cannot download linux-image-$kver (apt-get download)"
-	dpkg-deb -x "$vm"/linux-image-"$kver"_*.deb "$vm/image" || die "dpkg-deb -x failed"
-fi
+vm_debian_kernel
 echo "check-noise-vm: kernel $kver, $vmlinuz"
 
 vm_initrd "$vm/initrd.gz" "$top/tests/vm/noise-init.sh" - "$O/tracecost-static"
@@ -41,7 +28,7 @@ vm_initrd "$vm/initrd.gz" "$top/tests/vm/noise-init.sh" - "$O/tracecost-static"
 # -smp 2, retried once with one TCG thread if QEMU stalls a vCPU (lib.sh)
 VM_RETRY_STALL=1
 vm_boot noise noise 600 "$vmlinuz" "$vm/initrd.gz" \
-	"nohz_full=1 isolcpus=nohz,domain,1 rcu_nocbs=1" -smp 2
+	"nohz_full=1 isolcpus=nohz,domain,1 rcu_nocbs=1" --smp 2
 VM_RETRY_STALL=0
 grep -q '^@@START .*nohz_full=1$' "$vm/noise.txt" && ok "guest: CPU 1 is nohz_full" ||
 	not_ok "guest: nohz_full is not CPU 1: $(grep '^@@START' "$vm/noise.txt")"

@@ -21,21 +21,7 @@ mkdir -p "$vm"
 . "$top/tests/vm/lib.sh"
 
 # The kernel: the release of Debian's linux-headers-amd64 and its image.
-kver=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null |
-	sed -n 's/.*linux-headers-\([0-9][^ ,]*-amd64\).*/\1/p')
-[ -n "$kver" ] || die "linux-headers-amd64 is not installed (make deps-kernel)"
-kdir=/usr/src/linux-headers-$kver
-[ -d "$kdir" ] || die "$kdir is missing"
-vmlinuz=/boot/vmlinuz-$kver
-if [ ! -r "$vmlinuz" ]; then
-	vmlinuz=$vm/image/boot/vmlinuz-$kver
-	if [ ! -r "$vmlinuz" ]; then
-		# unpack the image package; its postinst (initramfs, grub) never runs
-		(cd "$vm" && rm -f linux-image-*.deb && apt-get download "linux-image-$kver" >/dev/null 2>&1) ||
-			die "cannot download linux-image-$kver (apt-get download)"
-		dpkg-deb -x "$vm"/linux-image-"$kver"_*.deb "$vm/image" || die "dpkg-deb -x failed"
-	fi
-fi
+vm_debian_kernel
 echo "check-kernel: kernel $kver, $vmlinuz"
 
 # The module, built against the matching headers.
@@ -56,7 +42,7 @@ extract() { vm_extract "$@"; }
 
 # the -smp 2 boot: retried once with one TCG thread if QEMU stalls a vCPU
 VM_RETRY_STALL=1
-boot smp smp 600 -smp 2
+boot smp smp 600 --smp 2
 VM_RETRY_STALL=0
 if extract smp r.json; then
 	f=$vm/smp-r.json
@@ -90,7 +76,7 @@ else
 fi
 
 if [ "${DETERMINISTIC:-1}" = 1 ]; then
-	det="-smp 1 -icount shift=0,align=off,sleep=off -rtc base=2024-01-01T00:00:00,clock=vm"
+	det=--deterministic
 	# shellcheck disable=SC2086
 	boot det1 det 900 $det
 	# shellcheck disable=SC2086

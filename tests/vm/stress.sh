@@ -31,7 +31,7 @@ echo "$vm_name: kernel $(cat "$kdir/include/config/kernel.release"), $kernel"
 vm_module "$kdir" "$vm/tracecost.ko"
 vm_initrd "$vm/initrd.gz" "$top/tests/vm/guest-stress.sh" "$vm/tracecost.ko" "$O/tracecost-static"
 vm_boot stress stress "${STRESS_TIMEOUT:-1800}" "$kernel" "$vm/initrd.gz" \
-	"sysctl.kernel.hung_task_timeout_secs=3 tcraces=${RACES:-200}" -smp 2
+	"sysctl.kernel.hung_task_timeout_secs=3 tcraces=${RACES:-200}" --smp 2
 
 echo "$vm_name: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

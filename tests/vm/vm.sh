@@ -17,25 +17,12 @@ O=$(readlink -f "$1")
 tc=$O/tracecost
 vm=$O/vm
 mkdir -p "$vm"
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   - $1"; }
-not_ok() { fail=$((fail + 1)); echo "FAIL - $1"; }
-die() { echo "check-vm: $*" >&2; exit 1; }
+top=$(cd "$(dirname "$0")/../.." && pwd)
+vm_name=check-vm
+. "$top/tests/vm/lib.sh"
 
-kver=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null |
-	sed -n 's/.*linux-headers-\([0-9][^ ,]*-amd64\).*/\1/p')
-[ -n "$kver" ] || die "linux-headers-amd64 is not installed (make deps-kernel)"
-kdir=/usr/src/linux-headers-$kver
-kernel=/boot/vmlinuz-$kver
-if [ ! -r "$kernel" ]; then
-	kernel=$vm/image/boot/vmlinuz-$kver
-	if [ ! -r "$kernel" ]; then
-		(cd "$vm" && rm -f linux-image-*.deb && apt-get download "linux-image-$kver" >/dev/null 2>&1) ||
-			die "cannot download linux-image-$kver (apt-get download)"
-		dpkg-deb -x "$vm"/linux-image-"$kver"_*.deb "$vm/image" || die "dpkg-deb -x failed"
-	fi
-fi
+vm_debian_kernel
+kernel=$vmlinuz
 
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -109,6 +96,64 @@ expect 1 "kernel that does not reach its init" "$tc" vm $K --timeout 300 \
 	--append "rdinit=/nonexistent init=/nonexistent" -- run --suite user
 grep -q 'console tail' "$T/err" 2>/dev/null && ok "boot failure shows the console tail" ||
 	not_ok "boot failure shows the console tail"
+
+# --initrd (the tests' boots, tests/vm/lib.sh): its bad input, and a splat
+# in the console log fails a boot that otherwise powers off in time
+expect 2 "--initrd without --data" "$tc" vm --kernel "$kernel" --initrd /etc/passwd
+expect 2 "--initrd with a guest command" "$tc" vm --kernel "$kernel" --initrd /etc/passwd \
+	--data "$T/d" -- run
+mkdir -p "$T/splat/bin" "$T/splat/dev" "$T/splat/proc"
+cp /bin/busybox "$T/splat/bin/"
+printf '#!/bin/busybox sh\n/bin/busybox mount -t devtmpfs dev /dev\necho "WARNING: CPU: 0 PID: 1 at tracecost-test" >/dev/kmsg\n/bin/busybox reboot -f\n' \
+	>"$T/splat/init"
+chmod +x "$T/splat/init"
+(cd "$T/splat" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$T/splat.gz"
+expect 1 "a boot with a WARNING in its console log" "$tc" vm --kernel "$kernel" \
+	--initrd "$T/splat.gz" --data "$T/splat.data" --timeout 300 --accel tcg
+grep -q 'has a splat: .*WARNING: CPU: 0 PID: 1 at tracecost-test' "$T/err" 2>/dev/null &&
+	ok "the splat is named in the line" || not_ok "splat line: $(head -2 "$T/err")"
+rm -f "$T/splat.data"
+expect 1 "a boot that does not finish within --timeout" "$tc" vm --kernel "$kernel" \
+	--initrd "$T/splat.gz" --data "$T/splat.data" --timeout 1 --accel tcg
+grep -q 'did not finish within 1 s' "$T/err" 2>/dev/null && ok "the timeout is named in the line" ||
+	not_ok "timeout line: $(head -2 "$T/err")"
+rm -f "$T/splat.data"
+
+# --retry-stall, with a stand-in QEMU that writes a console: a vCPU stall
+# outside tracecost.ko is booted again with one TCG thread, said in a line;
+# a stall with a tracecost.ko frame on a stack is not (our hang: exit 1)
+mkdir -p "$T/fake"
+cat >"$T/fake/qemu-system-x86_64" <<'FAKE'
+#!/bin/sh
+con="" accel=""
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-serial) [ -z "$con" ] && con=${2#file:}; shift ;;
+	-accel) accel=$2; shift ;;
+	esac
+	shift
+done
+case "$accel" in
+*thread=single*) echo "[    1.000000] reboot: Restarting system" >"$con"; exit 0 ;;
+esac
+echo "[   30.000000] rcu: rcu_preempt kthread timer wakeup didn't happen for 2502 jiffies!" >"$con"
+[ -n "${FAKE_OURS:-}" ] && echo "[   30.000001]  tc_sample+0x10/0x20 [tracecost]" >>"$con"
+exec sleep 60
+FAKE
+chmod +x "$T/fake/qemu-system-x86_64"
+PATH="$T/fake:$PATH" "$tc" vm --kernel "$kernel" --initrd "$T/splat.gz" --data "$T/fake.data" \
+	--console "$T/fake.console" --smp 2 --accel tcg --timeout 2 --retry-stall >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] && grep -q '^note - timed out on a virtual CPU that stopped outside tracecost.ko' "$T/err" &&
+	[ -s "$T/fake.console.stall" ] && ok "--retry-stall: a QEMU vCPU stall is booted again, said in a line, first console kept" ||
+	not_ok "--retry-stall: exit $rc: $(head -2 "$T/err")"
+FAKE_OURS=1 PATH="$T/fake:$PATH" "$tc" vm --kernel "$kernel" --initrd "$T/splat.gz" \
+	--data "$T/fake.data" --smp 2 --accel tcg --timeout 2 --retry-stall >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 1 ] && ! grep -q '^note - ' "$T/err" && grep -q 'did not finish within 2 s' "$T/err" &&
+	ok "--retry-stall: a stall with a tracecost.ko frame fails (exit 1, no retry)" ||
+	not_ok "--retry-stall with our frame: exit $rc: $(head -2 "$T/err")"
+rm -f "$T"/fake.*
 
 # two deterministic boots, identical counts
 for i in 1 2; do
