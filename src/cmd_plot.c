@@ -478,8 +478,17 @@ int cmd_plot(int argc, char **argv)
 		const struct tc_result_file *f = col[c].file, *f0 = col[0].file;
 		int r = tc_result_file_row(f, pair);
 
-		if (r < 0)
-			tc_cli_usage("%s: no pair '%s'", f->path, pair);
+		if (r < 0) {
+			char list[512];
+			size_t off = 0;
+			int i;
+
+			list[0] = 0;
+			for (i = 0; i < f->nr_rows && off < sizeof(list); i++)
+				off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
+							i ? ", " : "", f->rows[i].name);
+			tc_cli_usage("%s: no pair '%s' (the file has: %s)", f->path, pair, list);
+		}
 		if (!c)
 			pair_title = f->rows[r].title;
 		if (!o.ticks && !(f->freq_hz > 0))

@@ -333,6 +333,7 @@ check "plot: PNG" '[ "$(head -c 4 "$tmp/p.png" | tail -c 3)" = "PNG" ]'
 expect_usage "plot: no --out" plot "$tmp/a.json"
 expect_usage "plot: --out .pdf" plot "$tmp/a.json" --out out.pdf
 expect_usage "plot: unknown pair" plot "$tmp/a.json" --pair nmi --out out.svg
+check "plot: an unknown pair lists the pairs" 'grep -q "the file has: irq, preempt, irq_save" "$tmp/stderr"'
 expect_usage "plot: --kind pie" plot "$tmp/a.json" --kind pie --out out.svg
 expect_usage "plot: hostile file" plot "$tmp/h/bucket-range.json" --out out.svg
 expect_usage "plot: --out in a missing directory" plot "$tmp/a.json" --out /nonexistent/x.svg
