@@ -104,6 +104,23 @@ static void print_csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* A markdown cell: '|' escaped (GitHub Flavored Markdown, tables), right-aligned to @w. */
+static void print_md_cell(FILE *f, int w, const char *s)
+{
+	int n = 0;
+	const char *p;
+
+	for (p = s; *p; p++)
+		n += 1 + (*p == '|');
+	fprintf(f, " %*s", w > n ? w - n : 0, "");
+	for (p = s; *p; p++) {
+		if (*p == '|')
+			fputc('\\', f);
+		fputc(*p, f);
+	}
+	fputs(" |", f);
+}
+
 void tc_table_print(const struct tc_table *t, FILE *f, enum tc_table_format fmt)
 {
 	int r, c, w[64] = { 0 };
@@ -135,7 +152,7 @@ void tc_table_print(const struct tc_table *t, FILE *f, enum tc_table_format fmt)
 		for (r = 0; r < t->nrows; r++) {
 			fputc('|', f);
 			for (c = 0; c <= ncols; c++)
-				fprintf(f, " %*s |", w[c], t->rows[r][c]);
+				print_md_cell(f, w[c], t->rows[r][c]);
 			fputc('\n', f);
 			if (r == 0) {
 				fputc('|', f);

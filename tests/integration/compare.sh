@@ -135,6 +135,10 @@ check "markdown: sections, rows, intervals" \
 	'[ $(grep -c "^### " "$tmp/md.out") -eq 3 ] && [ $(grep -c "^| *max |" "$tmp/md.out") -eq 3 ] &&
 	 grep -q "^| *median |" "$tmp/md.out" && ! grep -q "^| *average" "$tmp/md.out" &&
 	 grep -Eq "\[[+-][0-9.]+, [+-][0-9.]+\]" "$tmp/md.out"'
+"$TC" compare a.json:stock a.json:call --label "a|b" --format markdown >"$tmp/mdbar.out"
+check "markdown: a '|' in a label is escaped: every table line has the same cells" \
+	'[ $(grep "^|" "$tmp/mdbar.out" | sed "s/\\\\|//g" | awk -F"|" "{ print NF }" | sort -u | wc -l) -eq 1 ] &&
+	 grep -q "a\\\\|b" "$tmp/mdbar.out"'
 "$TC" compare a.json --format csv >"$tmp/csv.out"
 check "csv: header and one line per cell (3 sections x 4 metrics x 5 columns)" \
 	'head -1 "$tmp/csv.out" | grep -qx "section,metric,column,file,configuration,value,change_pct,diff_lo,diff_hi,verdict,unit,value_upper" &&
