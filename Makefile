@@ -122,7 +122,7 @@ RUN_ARGS	?= --runs 5 --repeat 2 --samples 1000000
 	check-aarch64 deps-aarch64 check-aarch64-if-available \
 	check-kernel deps-kernel check-kernel-if-available check-fuzz kernels deps-kernels \
 	check-kernel-debug check-noise-vm check-noise-vm-if-available check-vm \
-	check-vm-if-available seed-table check-seed-table
+	check-vm-if-available seed-table check-seed-table check-balance
 all: $(TRACECOST) $(UNIT_BINS) $(LIBTC_SO)
 
 $(O)/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h) Makefile
@@ -451,9 +451,20 @@ seed-table: deps-kernel
 	@$(MAKE) --no-print-directory kernels KERNELS="$(SEED_KERNELS)" KERNEL_CACHE="$(KERNEL_CACHE)"
 	@sh kernel/seed-table.sh $(O) $(KERNEL_CACHE)
 
-# seed-table, then its assertions (tests/vm/seed-table.sh)
+# seed-table, then its assertions (tests/vm/seed-table.sh), then the event
+# stream's balance per CPU on the patched kernel and on irqsoff, the
+# reference (tests/vm/balance.sh)
 check-seed-table: seed-table
 	@sh tests/vm/seed-table.sh $(O) $(KERNEL_CACHE)
+	@sh tests/vm/balance.sh $(O) $(KERNEL_CACHE) $(BALANCE_KERNELS)
+
+# The preemptirq events of each CPU balanced (tests/vm/balance.sh): irq and
+# preempt disables and enables alternate in a -smp 2 guest's stream.
+BALANCE_KERNELS	?= preemptirq irqsoff
+check-balance: deps-kernel
+	@$(MAKE) --no-print-directory $(O)/tracecost-static
+	@$(MAKE) --no-print-directory kernels KERNELS="$(BALANCE_KERNELS)" KERNEL_CACHE="$(KERNEL_CACHE)"
+	@sh tests/vm/balance.sh $(O) $(KERNEL_CACHE) $(BALANCE_KERNELS)
 
 # make check runs the QEMU test when QEMU and Debian's kernel packages are here
 # (.ci/run installs them); elsewhere it says why it skipped.
