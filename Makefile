@@ -122,7 +122,7 @@ RUN_ARGS	?= --runs 5 --repeat 2 --samples 1000000
 	check-aarch64 deps-aarch64 check-aarch64-if-available \
 	check-kernel deps-kernel check-kernel-if-available check-fuzz kernels deps-kernels \
 	check-kernel-debug check-noise-vm check-noise-vm-if-available check-vm \
-	check-vm-if-available seed-table check-seed-table check-balance
+	check-vm-if-available seed-table check-seed-table check-balance site-cost
 all: $(TRACECOST) $(UNIT_BINS) $(LIBTC_SO)
 
 $(O)/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h) Makefile
@@ -466,6 +466,12 @@ check-balance: deps-kernel
 	@$(MAKE) --no-print-directory $(O)/tracecost-static
 	@$(MAKE) --no-print-directory kernels KERNELS="$(BALANCE_KERNELS)" KERNEL_CACHE="$(KERNEL_CACHE)"
 	@sh tests/vm/balance.sh $(O) $(KERNEL_CACHE) $(BALANCE_KERNELS)
+
+# Per-site cost of the preempt/irq toggles and the whole-vmlinux growth they
+# add up to (kernel/site-cost.sh; doc/seed-table.md): stock and preemptirq.
+site-cost: deps-kernel
+	@$(MAKE) --no-print-directory kernels KERNELS="stock preemptirq" KERNEL_CACHE="$(KERNEL_CACHE)"
+	@sh kernel/site-cost.sh $(KERNEL_CACHE) stock preemptirq
 
 # make check runs the QEMU test when QEMU and Debian's kernel packages are here
 # (.ci/run installs them); elsewhere it says why it skipped.
