@@ -452,16 +452,16 @@ seed-table: deps-kernel
 	@sh kernel/seed-table.sh $(O) $(KERNEL_CACHE)
 
 # seed-table, then its assertions (tests/vm/seed-table.sh), then the event
-# stream's balance per CPU on the patched kernel (tests/vm/balance.sh)
+# stream's balance per CPU on the patched kernel and on irqsoff, the
+# TRACE_IRQFLAGS reference (tests/vm/balance.sh, about 2 min per kernel)
 check-seed-table: seed-table
 	@sh tests/vm/seed-table.sh $(O) $(KERNEL_CACHE)
 	@sh tests/vm/balance.sh $(O) $(KERNEL_CACHE) $(BALANCE_KERNELS)
 
 # The preemptirq events of each CPU balanced (tests/vm/balance.sh): irq and
 # preempt disables and enables alternate in a -smp 2 guest's stream.
-# BALANCE_KERNELS="preemptirq irqsoff" adds the TRACE_IRQFLAGS reference
-# (not yet run: not the default).
-BALANCE_KERNELS	?= preemptirq
+# irqsoff is the TRACE_IRQFLAGS reference.
+BALANCE_KERNELS	?= preemptirq irqsoff
 check-balance: deps-kernel
 	@$(MAKE) --no-print-directory $(O)/tracecost-static
 	@$(MAKE) --no-print-directory kernels KERNELS="$(BALANCE_KERNELS)" KERNEL_CACHE="$(KERNEL_CACHE)"
