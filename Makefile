@@ -126,7 +126,7 @@ RUN_ARGS	?= --runs 5 --repeat 2 --samples 1000000
 	check-kernel deps-kernel check-kernel-if-available check-fuzz kernels deps-kernels \
 	check-kernel-debug check-noise-vm check-noise-vm-if-available check-vm \
 	check-vm-if-available seed-table check-seed-table check-vm-arm64 \
-	check-vm-arm64-if-available
+	check-vm-arm64-if-available check-balance site-cost
 all: $(TRACECOST) $(UNIT_BINS) $(LIBTC_SO) $(if $(CROSS_COMPILE),,$(SITECHECK))
 
 $(O)/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h) Makefile
@@ -499,9 +499,27 @@ seed-table: deps-kernel
 	@$(MAKE) --no-print-directory kernels KERNELS="$(SEED_KERNELS)" KERNEL_CACHE="$(KERNEL_CACHE)"
 	@sh kernel/seed-table.sh $(O) $(KERNEL_CACHE)
 
-# seed-table, then its assertions (tests/vm/seed-table.sh)
+# seed-table, then its assertions (tests/vm/seed-table.sh), then the event
+# stream's balance per CPU on the patched kernel and on irqsoff, the
+# TRACE_IRQFLAGS reference (tests/vm/balance.sh, about 2 min per kernel)
 check-seed-table: seed-table
 	@sh tests/vm/seed-table.sh $(O) $(KERNEL_CACHE)
+	@sh tests/vm/balance.sh $(O) $(KERNEL_CACHE) $(BALANCE_KERNELS)
+
+# The preemptirq events of each CPU balanced (tests/vm/balance.sh): irq and
+# preempt disables and enables alternate in a -smp 2 guest's stream.
+# irqsoff is the TRACE_IRQFLAGS reference.
+BALANCE_KERNELS	?= preemptirq irqsoff
+check-balance: deps-kernel
+	@$(MAKE) --no-print-directory $(O)/tracecost-static
+	@$(MAKE) --no-print-directory kernels KERNELS="$(BALANCE_KERNELS)" KERNEL_CACHE="$(KERNEL_CACHE)"
+	@sh tests/vm/balance.sh $(O) $(KERNEL_CACHE) $(BALANCE_KERNELS)
+
+# Per-site cost of the preempt/irq toggles and the whole-vmlinux growth they
+# add up to (kernel/site-cost.sh; doc/seed-table.md): stock and preemptirq.
+site-cost: deps-kernel
+	@$(MAKE) --no-print-directory kernels KERNELS="stock preemptirq" KERNEL_CACHE="$(KERNEL_CACHE)"
+	@sh kernel/site-cost.sh $(KERNEL_CACHE) stock preemptirq
 
 # make check runs the QEMU test when QEMU and Debian's kernel packages are here
 # (.ci/run installs them); elsewhere it says why it skipped.

@@ -25,6 +25,7 @@ patched=$(srcof "$patched_build")
 OBJS="kernel/sched/core.o kernel/sched/fair.o kernel/softirq.o kernel/fork.o kernel/exit.o
 kernel/locking/spinlock.o kernel/locking/mutex.o kernel/time/timer.o kernel/time/hrtimer.o
 kernel/rcu/tree.o kernel/irq/manage.o kernel/smp.o kernel/trace/ring_buffer.o kernel/trace/trace.o
+kernel/entry/common.o kernel/sched/build_policy.o kernel/context_tracking.o
 mm/slub.o mm/page_alloc.o mm/memory.o fs/namei.o fs/read_write.o arch/x86/kernel/process.o
 arch/x86/kernel/smp.o arch/x86/mm/tlb.o drivers/tty/serial/8250/8250_port.o"
 

@@ -1,0 +1,38 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Is the preemptirq event stream of each CPU balanced? Boots each kernel
+# NAME of make kernels (under KERNEL_CACHE) under QEMU -smp 2 with
+# tests/vm/guest-balance.sh as /init: events/preemptirq enabled while the
+# guest makes system calls, forks, switches, faults, takes interrupts and
+# idles; on every CPU, irq_disable/irq_enable must alternate, and so must
+# preempt_disable/preempt_enable (at least 100 of each in every record).
+# Part of make check-seed-table (preemptirq: our series; irqsoff: the
+# TRACE_IRQFLAGS and preemptoff-tracer hooks, the reference).
+# Usage: tests/vm/balance.sh BUILD_DIR KERNEL_CACHE NAME...
+#   (BUILD_DIR/tracecost-static and KERNEL_CACHE/NAME must exist)
+set -u
+O=$(readlink -f "$1")
+kc=$(readlink -f "$2")
+shift 2
+top=$(cd "$(dirname "$0")/../.." && pwd)
+vm=$O/vm-balance
+vm_name=balance
+mkdir -p "$vm"
+. "$top/tests/vm/lib.sh"
+[ $# -gt 0 ] || die "usage: tests/vm/balance.sh BUILD_DIR KERNEL_CACHE NAME..."
+[ -x "$O/tracecost-static" ] || die "$O/tracecost-static is missing (make $O/tracecost-static)"
+
+vm_initrd "$vm/initrd.gz" "$top/tests/vm/guest-balance.sh" - "$O/tracecost-static"
+for k in "$@"; do
+	kernel=$kc/$k/arch/x86/boot/bzImage
+	[ -r "$kernel" ] || die "no kernel $k in $kc (make kernels KERNELS=$k)"
+	VM_RETRY_STALL=1 vm_boot "$k" balance "${BALANCE_TIMEOUT:-600}" "$kernel" "$vm/initrd.gz" \
+		"" -smp 2
+	# the first unbalanced events of a failing stream, as the guest sent them
+	if grep -q '^TEST .* FAIL' "$vm/$k.txt"; then
+		grep -E '^(TEST .* FAIL|  (after|bad) )' "$vm/$k.txt"
+	fi
+done
+echo "$vm_name: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
