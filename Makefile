@@ -511,7 +511,7 @@ check-seed-table: seed-table
 # irqsoff is the TRACE_IRQFLAGS reference.
 BALANCE_KERNELS	?= preemptirq irqsoff
 check-balance: deps-kernel
-	@$(MAKE) --no-print-directory $(O)/tracecost-static
+	@$(MAKE) --no-print-directory $(TRACECOST) $(O)/tracecost-static
 	@$(MAKE) --no-print-directory kernels KERNELS="$(BALANCE_KERNELS)" KERNEL_CACHE="$(KERNEL_CACHE)"
 	@sh tests/vm/balance.sh $(O) $(KERNEL_CACHE) $(BALANCE_KERNELS)
 

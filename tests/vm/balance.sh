@@ -28,7 +28,7 @@ for k in "$@"; do
 	kernel=$kc/$k/arch/x86/boot/bzImage
 	[ -r "$kernel" ] || die "no kernel $k in $kc (make kernels KERNELS=$k)"
 	VM_RETRY_STALL=1 vm_boot "$k" balance "${BALANCE_TIMEOUT:-600}" "$kernel" "$vm/initrd.gz" \
-		"" -smp 2
+		"" --smp 2
 	# the first unbalanced events of a failing stream, as the guest sent them
 	if grep -q '^TEST .* FAIL' "$vm/$k.txt"; then
 		grep -E '^(TEST .* FAIL|  (after|bad) )' "$vm/$k.txt"
