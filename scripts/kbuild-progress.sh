@@ -38,13 +38,16 @@ newest_log() {
 }
 fmt_time() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
 
+# The heartbeat polls the build once a second (no signal to it, no trap:
+# dash keeps a parent's handler in a subshell until its own trap is set, so
+# a TERM sent at once could be lost) and ends within a second of the build.
 (
-	trap 'kill $s 2>/dev/null; exit 0' TERM
-	s= last_size=-1
-	while :; do
-		sleep "$every" >/dev/null 2>&1 </dev/null &
-		s=$!
-		wait $s
+	last_size=-1 left=$every
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 1
+		left=$((left - 1))
+		[ "$left" -le 0 ] || continue
+		left=$every
 		log=$(newest_log)
 		[ -n "$log" ] && [ ! -f "$(dirname "$log")/.tracecost-built" ] || continue
 		size=$(wc -c <"$log")
@@ -70,7 +73,6 @@ wait $pid
 rc=$?
 # a signal interrupted the first wait: wait for the build's own end
 kill -0 $pid 2>/dev/null && { wait $pid; rc=$?; }
-kill $hb 2>/dev/null
 wait $hb 2>/dev/null
 rm -f "$stamp"
 exit $rc

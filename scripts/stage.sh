@@ -40,28 +40,26 @@ else
 	"$@" >"$log" 2>&1 &
 	pid=$!
 	(
-		# the sleeps write nowhere and die with this loop: nothing holds
-		# make check's output open once the stage is over
-		trap 'kill $s 2>/dev/null; exit 0' TERM
-		n=0 s=
-		tick() { sleep "$1" >/dev/null 2>&1 </dev/null & s=$!; wait $s; }
-		if [ -t 1 ]; then
-			while tick 1; do
-				n=$((n + 1))
+		# polls the stage once a second (no signal to it, no trap: dash
+		# keeps a parent's handler in a subshell until its own trap is
+		# set, so a TERM sent at once could be lost); the sleeps write
+		# nowhere: nothing holds make check's output open once it is over
+		n=0
+		while kill -0 "$pid" 2>/dev/null; do
+			sleep 1 >/dev/null 2>&1 </dev/null
+			n=$((n + 1))
+			kill -0 "$pid" 2>/dev/null || break
+			if [ -t 1 ]; then
 				[ $n -ge 2 ] && printf '\r\033[K  %-7s %-14s %4d s  %s' RUN "$name" $n \
 					"$(last_line | cut -c1-50)"
-			done
-		else
-			while tick "$beat"; do
-				n=$((n + beat))
+			elif [ $((n % beat)) -eq 0 ]; then
 				printf '  %-7s %-14s %4d s  %s\n' RUN "$name" $n "$(last_line)"
-			done
-		fi
+			fi
+		done
 	) &
 	hb=$!
 	wait $pid
 	rc=$?
-	kill $hb 2>/dev/null
 	wait $hb 2>/dev/null
 	[ -t 1 ] && printf '\r\033[K'
 fi

@@ -72,7 +72,7 @@ PATH=$tmp/bin:$PATH sh "$top/scripts/check-plan.sh" first >first.txt 2>&1
 check "first line: the stages that will be skipped and why" \
 	'[ $(wc -l <first.txt) -eq 1 ] &&
 	 grep -q "^check: will skip aarch64, kernel, noise-vm, vm, vm-arm64: aarch64 packages missing; kernel packages missing; kernels-arm64 packages missing; " first.txt'
-sh "$top/scripts/check-plan.sh" last log >last.txt 2>&1
+env -u CI sh "$top/scripts/check-plan.sh" last log >last.txt 2>&1
 rc=$?
 check "last line: the skipped stages, exit 0 outside CI" \
 	'[ $rc -eq 0 ] && tail -1 last.txt | grep -q "^check: every test that ran passed; 2 part(s) skipped in stage(s) kernel, vm" &&
