@@ -111,11 +111,6 @@ int tc_compare_interval(double *d, unsigned int b, double confidence, double *lo
 	return 0;
 }
 
-static bool same_str(const char *a, const char *b)
-{
-	return !strcmp(a ? a : "", b ? b : "");
-}
-
 bool tc_compare_same_run(const struct tc_result_file *a, const struct tc_result_file *b)
 {
 	int i;
@@ -127,9 +122,7 @@ bool tc_compare_same_run(const struct tc_result_file *a, const struct tc_result_
 	for (i = 0; i < a->nr_runs; i++) {
 		const struct tc_result_run *x = &a->runs[i], *y = &b->runs[i];
 
-		if (x->nr_reps != y->nr_reps || !same_str(x->start, y->start) ||
-		    !same_str(x->end, y->end) || !same_str(x->nodename, y->nodename) ||
-		    !same_str(x->command, y->command))
+		if (x->nr_reps != y->nr_reps || !tc_result_run_same(x, y))
 			return false;
 	}
 	return true;

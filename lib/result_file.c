@@ -81,3 +81,14 @@ int tc_result_file_row(const struct tc_result_file *f, const char *name)
 			return i;
 	return -ENOENT;
 }
+
+static bool same_str(const char *a, const char *b)
+{
+	return !strcmp(a ? a : "", b ? b : "");
+}
+
+bool tc_result_run_same(const struct tc_result_run *a, const struct tc_result_run *b)
+{
+	return same_str(a->start, b->start) && same_str(a->end, b->end) &&
+	       same_str(a->nodename, b->nodename) && same_str(a->command, b->command);
+}

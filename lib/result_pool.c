@@ -184,11 +184,6 @@ static int pool_cells(struct tc_result_file *p, struct tc_result_file *const *fi
 	return 0;
 }
 
-static bool same(const char *a, const char *b)
-{
-	return !strcmp(a ? a : "", b ? b : "");
-}
-
 /*
  * A run that appears twice (the same file given twice in a group, or a copy
  * of it): it is one measurement, not two, and counting it twice would
@@ -210,9 +205,7 @@ static const char *repeated_run(struct tc_result_file *const *files, int nr, cha
 				for (b = j == i ? a + 1 : 0; b < files[j]->nr_runs; b++) {
 					const struct tc_result_run *y = &files[j]->runs[b];
 
-					if (!same(x->start, y->start) || !same(x->end, y->end) ||
-					    !same(x->nodename, y->nodename) ||
-					    !same(x->command, y->command))
+					if (!tc_result_run_same(x, y))
 						continue;
 					if (i != j && !strcmp(files[i]->path, files[j]->path))
 						snprintf(buf, len, "%.200s is given twice: a file (a "

@@ -359,6 +359,12 @@ int tc_result_file_config(const struct tc_result_file *f, const char *name);
  */
 int tc_result_file_row(const struct tc_result_file *f, const char *name);
 
+/**
+ * tc_result_run_same() - whether two runs are one measurement: equal start,
+ * end, node name and command strings (a missing string reads as "")
+ */
+bool tc_result_run_same(const struct tc_result_run *a, const struct tc_result_run *b);
+
 #ifdef __cplusplus
 }
 #endif
