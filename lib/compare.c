@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <tracecost/calibration.h>
 #include <tracecost/compare.h>
 #include <tracecost/stats.h>
 
@@ -503,12 +504,55 @@ static bool stepped(enum tc_metric m)
 }
 
 /*
+ * The variance of one side of a cross-session difference: the spread
+ * between its sessions when it has TC_COMPARE_MIN_SESSIONS of them; else
+ * (with a calibration that covers its file and row) the spread between
+ * its runs (or repetitions) plus the calibrated between-session variance
+ * of its figure, (session_cv * value)^2 / sessions. Return: false when
+ * neither is known.
+ */
+struct side {
+	double v, df;		/* measured part and its degrees of freedom */
+	double cal, cal_df;	/* calibrated part (0: none) and its df */
+};
+
+static bool side_variance(const struct tc_compare_opts *o, const struct tc_compare_column *col,
+			  const char *row, int m, const double *rx, double value, int reps,
+			  struct side *sd)
+{
+	const struct tc_result_file *f = col->file;
+	const struct tc_calibration_entry *e;
+	unsigned int B = o->resamples;
+	int ns = f->nr_sessions > 0 ? f->nr_sessions : 1, n;
+	char why[8];
+
+	*sd = (struct side){ 0 };
+	if (ns >= TC_COMPARE_MIN_SESSIONS) {
+		sd->v = variance(rx, B, 1) * ns / (ns - 1);
+		sd->df = ns - 1;
+		return true;
+	}
+	if (!o->calibration || !tc_calibration_covers(o->calibration, f, why, sizeof(why)))
+		return false;
+	e = tc_calibration_find(o->calibration, row, f->configs[col->config], m);
+	if (!e)
+		return false;
+	n = clusters(f, reps);
+	sd->v = variance(rx, B, 1) * n / (n - 1);
+	sd->df = n - 1;
+	sd->cal = e->session_cv * value * e->session_cv * value / ns;
+	sd->cal_df = e->df;
+	return true;
+}
+
+/*
  * The interval of cell @x (column @c) against @rc (its reference @ref):
  * paired when the columns share their runs, else independent (Welch).
  */
 static int interval(const struct tc_compare_opts *o, const struct tc_compare_column *cols,
 		    int c, int ref, bool paired, const double *rx, const double *r0,
-		    double *d, struct tc_compare_cell *x, const struct tc_compare_cell *rc)
+		    double *d, struct tc_compare_cell *x, const struct tc_compare_cell *rc,
+		    const char *row, int m)
 {
 	const struct tc_result_file *fc = cols[c].file, *fr = cols[ref].file;
 	unsigned int B = o->resamples, b;
@@ -522,23 +566,13 @@ static int interval(const struct tc_compare_opts *o, const struct tc_compare_col
 			d[b] = rx[b] - r0[b];
 		var = variance(d, B, 1) * n / (n - 1);
 		df = n - 1;
-	} else {
-		/*
-		 * Different runs. Under -icount on both sides a boot adds no
-		 * variance: the runs are the units. Otherwise the columns come
-		 * from different sessions, and only the spread between sessions
-		 * (files of a group) says how far two sessions differ: the
-		 * runs of one session resemble each other more than those of
-		 * a session taken minutes or a boot later.
-		 */
-		bool exact = fc->deterministic && fr->deterministic;
-		int ac = exact ? fc->nr_runs : fc->nr_sessions;
-		int ar = exact ? fr->nr_runs : fr->nr_sessions;
-		int least = exact ? TC_COMPARE_MIN_RUNS : TC_COMPARE_MIN_SESSIONS;
+	} else if (fc->deterministic && fr->deterministic) {
+		/* Under -icount on both sides a boot adds no variance: runs are the units. */
+		int ac = fc->nr_runs, ar = fr->nr_runs;
 		double vc, vr, den;
 
-		x->scope = exact ? TC_SCOPE_BOOTS_EXACT : TC_SCOPE_SESSIONS;
-		if (ac < least || ar < least) {
+		x->scope = TC_SCOPE_BOOTS_EXACT;
+		if (ac < TC_COMPARE_MIN_RUNS || ar < TC_COMPARE_MIN_RUNS) {
 			x->verdict = TC_VERDICT_UNKNOWN;
 			return 0;
 		}
@@ -547,6 +581,33 @@ static int interval(const struct tc_compare_opts *o, const struct tc_compare_col
 		var = vc + vr;
 		den = vc * vc / (ac - 1) + vr * vr / (ar - 1);
 		df = den > 0 ? var * var / den : ac + ar - 2;
+	} else {
+		/*
+		 * Different sessions: the runs of one session resemble each
+		 * other more than those of a session taken minutes or a boot
+		 * later. Only the spread between sessions (files of a group)
+		 * or a calibration of this host says how far two differ.
+		 * Welch-Satterthwaite over the measured parts and the
+		 * calibrated one (one estimate, the smaller df of the two).
+		 */
+		struct side sc, sr;
+		double cal, cal_df, den;
+
+		x->scope = TC_SCOPE_SESSIONS;
+		if (!side_variance(o, &cols[c], row, m, rx, x->value, x->reps, &sc) ||
+		    !side_variance(o, &cols[ref], row, m, r0, rc->value, rc->reps, &sr)) {
+			x->verdict = TC_VERDICT_UNKNOWN;
+			return 0;
+		}
+		cal = sc.cal + sr.cal;
+		cal_df = sc.cal_df && sr.cal_df ? fmin(sc.cal_df, sr.cal_df) :
+			 fmax(sc.cal_df, sr.cal_df);
+		if (cal_df > 0)
+			x->scope = TC_SCOPE_CALIBRATED;
+		var = sc.v + sr.v + cal;
+		den = sc.v * sc.v / sc.df + sr.v * sr.v / sr.df +
+		      (cal_df > 0 ? cal * cal / cal_df : 0);
+		df = den > 0 ? var * var / den : sc.df + sr.df;
 	}
 	t = tc_stats_t_quantile(1 - (1 - o->confidence) / 2, df);
 	if (isnan(t))
@@ -646,7 +707,8 @@ static int compare_row(struct work *w, const struct tc_compare_column *cols, int
 				x->change = 0;
 			if (x->reps < TC_COMPARE_MIN_REPS || rc->reps < TC_COMPARE_MIN_REPS)
 				continue;
-			err = interval(o, cols, c, ref, group[c] == group[ref], rx, r0, d, x, rc);
+			err = interval(o, cols, c, ref, group[c] == group[ref], rx, r0, d, x, rc,
+				       row->name, m);
 			if (err)
 				return err;
 			if (x->verdict == TC_VERDICT_UNKNOWN)

@@ -545,3 +545,28 @@ void tc_cli_bad_option(int c, char **argv, const char *help)
 		tc_cli_usage("%s: missing value", argv[optind - 1]);
 	tc_cli_usage("unknown option '%s' (try '%s')", argv[optind - 1], help);
 }
+
+double tc_cli_parse_duration(const char *opt, const char *s, double min, double max)
+{
+	char *end;
+	double v, mul = 1;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || !isfinite(v) || *s == '-' || *s == '+')
+		tc_cli_usage("%s: '%s' is not a time (e.g. 10s, 5m, 6h, 500ms)", opt, s);
+	if (!strcmp(end, "ms"))
+		mul = 1e-3;
+	else if (!strcmp(end, "s") || !*end)
+		mul = 1;
+	else if (!strcmp(end, "m") || !strcmp(end, "min"))
+		mul = 60;
+	else if (!strcmp(end, "h"))
+		mul = 3600;
+	else
+		tc_cli_usage("%s: '%s' is not a time (e.g. 10s, 5m, 6h, 500ms)", opt, s);
+	v *= mul;
+	if (v < min || v > max)
+		tc_cli_usage("%s: '%s' is out of range [%gs, %g days]", opt, s, min, max / 86400);
+	return v;
+}

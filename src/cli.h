@@ -35,6 +35,11 @@ void tc_cli_die(int code, const char *fmt, ...) __attribute__((format(printf, 2,
 /* Strict parsers: the whole string, in range, else exit 2 naming @opt. */
 uint64_t tc_cli_parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max);
 double tc_cli_parse_double(const char *opt, const char *s, double min_excl, double max_incl);
+/*
+ * tc_cli_parse_duration() - "10s", "5m", "6h", "500ms" or "2.5" (seconds)
+ * in [@min, @max] seconds; else exit 2 naming @opt.
+ */
+double tc_cli_parse_duration(const char *opt, const char *s, double min, double max);
 
 /**
  * tc_cli_parse_cpus() - parse a CPU list ("0-3,6") against the online CPUs
@@ -151,6 +156,21 @@ void tc_cli_runs_child_check(void);
  * Return: 0, or the -errno of the last failure (the others are tried).
  */
 int tc_cli_runs_clean(unsigned int *removed, char *left, size_t len);
+/*
+ * For commands that run tracecost again as children (calibrate): the
+ * handlers of --runs (SIGINT, SIGTERM, SIGHUP passed to the running child,
+ * noted for tc_cli_runs_signalled()); one child run as --runs runs it
+ * (tc_cli_runs_exec(): stdout to /dev/null, dies with this process; returns
+ * its exit status as main() would); a temporary directory
+ * /tmp/tracecost-runs.XXXXXX holding the lock that tracecost restore
+ * checks (tc_cli_runs_tmpdir(): returns the lock's fd or -errno), removed
+ * with the run*.json files in it (tc_cli_runs_tmpdir_remove()).
+ */
+void tc_cli_runs_catch(void);
+int tc_cli_runs_signalled(void);
+int tc_cli_runs_exec(char **argv);
+int tc_cli_runs_tmpdir(char *dir, size_t len);
+void tc_cli_runs_tmpdir_remove(const char *dir, int fd);
 int suite_user_run(int argc, char **argv);
 int suite_kernel_run(int argc, char **argv);
 int suite_system_run(int argc, char **argv);
@@ -164,6 +184,8 @@ int cmd_vm(int argc, char **argv);
 
 /* compare, size, plot (src/cmd_compare.c, cmd_size.c, cmd_plot.c). */
 int cmd_compare(int argc, char **argv);
+/* tracecost calibrate (src/cmd_calibrate.c) */
+int cmd_calibrate(int argc, char **argv);
 int cmd_size(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 

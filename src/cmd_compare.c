@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <tracecost/calibration.h>
 #include <tracecost/compare.h>
 #include <tracecost/report.h>
 #include <tracecost/result.h>
@@ -39,10 +40,11 @@ struct cmp_opts {
 	uint64_t seed;
 	char **labels;
 	int nr_labels;
+	const char *calibration;	/* --calibration FILE, "none", or NULL (default) */
 };
 
 enum { OPT_LABEL = 256, OPT_METRICS, OPT_FORMAT, OPT_UNIT, OPT_PERCENTILE, OPT_RESAMPLES,
-	OPT_SEED, OPT_HELP };
+	OPT_SEED, OPT_CALIBRATION, OPT_HELP };
 
 static const struct option long_opts[] = {
 	{ "label", required_argument, NULL, OPT_LABEL },
@@ -52,6 +54,7 @@ static const struct option long_opts[] = {
 	{ "percentile", required_argument, NULL, OPT_PERCENTILE },
 	{ "resamples", required_argument, NULL, OPT_RESAMPLES },
 	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "calibration", required_argument, NULL, OPT_CALIBRATION },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -61,7 +64,7 @@ static void usage(void)
 	printf("usage: tracecost compare FILE[,FILE...][:CONFIG]... [--label NAME]...\n"
 	       "                         [--metrics LIST] [--format text|markdown|csv|json]\n"
 	       "                         [--unit ns|ticks] [--percentile P] [--resamples B]\n"
-	       "                         [--seed N]\n\n"
+	       "                         [--seed N] [--calibration FILE|none]\n\n"
 	       "  FILE[:CONFIG]    a result file (tracecost run --json), all its configurations\n"
 	       "                   or the one named; columns in the order given, the first is\n"
 	       "                   the reference\n"
@@ -76,11 +79,15 @@ static void usage(void)
 	       "  --unit ns|ticks  ns per pair (default; each file's counter frequency) or ticks\n"
 	       "  --percentile P   the percentile row (default: the first file's)\n"
 	       "  --resamples B    bootstrap resamples of the sessions or runs (default 2000)\n"
-	       "  --seed N         seed of the resampling (default 1)\n\n"
+	       "  --seed N         seed of the resampling (default 1)\n"
+	       "  --calibration F  the host's between-session variance (tracecost calibrate) for\n"
+	       "                   single files of different sessions; none: do not use one\n"
+	       "                   (default: the stored calibration of the host, if any)\n\n"
 	       "Each cell after the first: value, change against its reference, and a verdict\n"
 	       "from the 95%% interval of the difference (sessions or runs resampled,\n"
 	       "Student/Welch t): > slower, < faster, ~ no significant difference, ? none\n"
-	       "(the reason is printed: columns from different sessions need 3 files each;\n"
+	       "(the reason is printed: columns from different sessions need 3 files each,\n"
+	       "or a calibration of the host: tracecost calibrate;\n"
 	       "one repetition gives n/a). Columns of the same runs are paired; the header\n"
 	       "says what each interval covers. Differences of medians and percentiles\n"
 	       "below one counter step are never significant. Where higher is better\n"
@@ -168,6 +175,11 @@ static int parse(int argc, char **argv, struct cmp_opts *o)
 			break;
 		case OPT_SEED:
 			o->seed = tc_cli_parse_u64("--seed", optarg, 0, UINT64_MAX);
+			break;
+		case OPT_CALIBRATION:
+			if (!*optarg)
+				tc_cli_usage("--calibration: empty (a file, or none)");
+			o->calibration = optarg;
 			break;
 		case OPT_HELP:
 			usage();
@@ -407,6 +419,8 @@ struct ctx {
 	const struct tc_compare *res;
 	unsigned int highest;
 	const char *unit;
+	const struct tc_calibration *cal;	/* NULL: none used */
+	const char *cal_path;			/* the default path looked at, or --calibration */
 };
 
 static const struct tc_compare_cell *cell_at(const struct tc_compare_row *row, int c, int m)
@@ -424,7 +438,7 @@ static void print_spreads(const struct ctx *x, FILE *f, const char *pre);
 /* What the interval covers, said once for every format. */
 static void print_method(const struct ctx *x, FILE *f, const char *pre, const char *reps)
 {
-	bool seen[TC_SCOPE_BOOTS_EXACT + 1] = { false };
+	bool seen[TC_SCOPE_CALIBRATED + 1] = { false };
 	int r, i;
 
 	fprintf(f, "%smethod: %.0f%% interval of each difference: d +- t * se, se from %u "
@@ -446,6 +460,12 @@ static void print_method(const struct ctx *x, FILE *f, const char *pre, const ch
 	if (seen[TC_SCOPE_BOOTS_EXACT])
 		fprintf(f, "%sinterval: between boots under QEMU -icount (instruction counts: a "
 			"boot adds no variance): from the spread between runs\n", pre);
+	if (seen[TC_SCOPE_CALIBRATED])
+		fprintf(f, "%sinterval: between sessions, calibrated: each file's spread between "
+			"its runs plus the between-session variance of %s on %s (%d sessions of %d "
+			"runs spaced %.0f s, %s to %s)\n", pre, x->cal->path, x->cal->nodename,
+			x->cal->sessions, x->cal->runs, x->cal->spacing_s, x->cal->start,
+			x->cal->end);
 }
 
 static void print_header(const struct ctx *x, FILE *f, const char *pre)
@@ -568,6 +588,33 @@ static void print_approx(const struct ctx *x, const struct tc_compare_row *row, 
 		putchar('\n');
 }
 
+/* Why the calibration does not give single files of another session an interval. */
+static void print_calibration_reason(const struct ctx *x)
+{
+	char why[512];
+	int c;
+
+	if (!x->cal) {
+		if (x->cal_path)
+			printf(", or calibrate this host once (tracecost calibrate; no %s)\n",
+			       x->cal_path);
+		else
+			printf(" (--calibration none)\n");
+		return;
+	}
+	for (c = 0; c < x->n; c++) {
+		const struct tc_result_file *f = x->col[c].file;
+
+		if (f->nr_sessions < TC_COMPARE_MIN_SESSIONS &&
+		    !tc_calibration_covers(x->cal, f, why, sizeof(why))) {
+			printf("; the calibration %s does not cover %s: %s\n", x->cal->path,
+			       x->col[c].name, why);
+			return;
+		}
+	}
+	printf("; the calibration %s has no figure for this row\n", x->cal->path);
+}
+
 /* Why a cell of @row has no verdict, or a weaker one: one line per reason. */
 static void print_reasons(const struct ctx *x, const struct tc_compare_row *row)
 {
@@ -602,12 +649,14 @@ static void print_reasons(const struct ctx *x, const struct tc_compare_row *row)
 			off += (size_t)snprintf(few + off, sizeof(few) - off, "%s%s %d",
 						off ? ", " : "", x->col[c].name, fc->nr_runs);
 	}
-	if (unknown && sessions)
+	if (unknown && sessions) {
 		printf("? between-session variation unknown (sessions: %s): these columns were "
 		       "measured in different sessions (files taken minutes or boots apart), whose "
 		       "runs differ by more than one session's runs show; give each column %d or "
-		       "more files, one per session (A1.json,A2.json,A3.json)\n", few,
+		       "more files, one per session (A1.json,A2.json,A3.json)", few,
 		       TC_COMPARE_MIN_SESSIONS);
+		print_calibration_reason(x);
+	}
 	else if (unknown)
 		printf("? between-run variation unknown (runs: %s): columns from different runs "
 		       "need %d runs each: use --runs N or several files per column "
@@ -884,6 +933,8 @@ static json_t *scope_name(enum tc_compare_scope scope)
 		return json_string("between sessions");
 	case TC_SCOPE_BOOTS_EXACT:
 		return json_string("between boots, instruction counts");
+	case TC_SCOPE_CALIBRATED:
+		return json_string("between sessions, calibrated");
 	default:
 		return json_null();
 	}
@@ -1007,6 +1058,11 @@ static void print_json(const struct ctx *x)
 			    json_real(x->o->percentile));
 	json_object_set_new(root, "highest", is_system(x->col[0].file) ? json_null() :
 			    json_integer(x->highest));
+	json_object_set_new(root, "calibration", !x->cal ? json_null() : json_pack(
+		"{s:s, s:s, s:i, s:i, s:f, s:s, s:s}", "file", x->cal->path,
+		"nodename", x->cal->nodename, "sessions", x->cal->sessions,
+		"runs", x->cal->runs, "spacing_s", x->cal->spacing_s,
+		"start", x->cal->start, "end", x->cal->end));
 	json_object_set_new(root, "columns", cols);
 	json_object_set_new(root, "sections", secs);
 	if (json_dumpf(root, stdout, JSON_INDENT(1)))
@@ -1015,8 +1071,42 @@ static void print_json(const struct ctx *x)
 	json_decref(root);
 }
 
+/*
+ * The calibration: --calibration FILE (exit 2 if it is not one), none, or
+ * the stored one of @suite (tc_calibration_default_path()) when it is
+ * there; a stored one that cannot be read is said and not used. @path is
+ * set to the default path looked at ("" for an explicit choice).
+ */
+static struct tc_calibration *load_calibration(const struct cmp_opts *o, const char *suite,
+					       char *path, size_t len)
+{
+	struct tc_calibration *cal = NULL;
+	char err[TC_RESULT_ERR_LEN];
+	int ret;
+
+	path[0] = 0;
+	if (o->calibration && !strcmp(o->calibration, "none"))
+		return NULL;
+	if (o->calibration) {
+		ret = tc_calibration_read(o->calibration, &cal, err, sizeof(err));
+		if (ret == -ENOMEM)
+			tc_cli_fail("out of memory");
+		if (ret)
+			tc_cli_usage("--calibration: %s", err);
+		return cal;
+	}
+	if (tc_calibration_default_path(suite, path, len))
+		return NULL;
+	ret = tc_calibration_read(path, &cal, err, sizeof(err));
+	if (ret && ret != -ENOENT)
+		fprintf(stderr, "tracecost: not using the stored calibration: %s\n", err);
+	return ret ? NULL : cal;
+}
+
 int cmd_compare(int argc, char **argv)
 {
+	struct tc_calibration *cal;
+	char cal_path[4096];
 	struct tc_compare_column *cc;
 	struct tc_cli_column *col;
 	struct tc_compare_opts co;
@@ -1051,15 +1141,17 @@ int cmd_compare(int argc, char **argv)
 		cc[i].scale = scale[i];
 		cc[i].ref = reference(col, n, i);
 	}
+	cal = load_calibration(&o, col[0].file->suite, cal_path, sizeof(cal_path));
 	co = (struct tc_compare_opts){
 		.resamples = o.resamples, .seed = o.seed, .confidence = CONFIDENCE,
-		.percentile = o.percentile, .highest = highest,
+		.percentile = o.percentile, .highest = highest, .calibration = cal,
 	};
 	err = tc_compare_run(cc, n, &co, &res);
 	if (err)
 		tc_cli_fail("compare: %s", strerror(-err));
 	x = (struct ctx){ .col = col, .cc = cc, .n = n, .freq = freq, .o = &o, .res = res,
-			  .highest = highest, .unit = o.ticks ? "ticks" : "ns" };
+			  .highest = highest, .unit = o.ticks ? "ticks" : "ns", .cal = cal,
+			  .cal_path = *cal_path ? cal_path : NULL };
 	switch (o.fmt) {
 	case FMT_TEXT:
 		print_text(&x);
@@ -1077,6 +1169,7 @@ int cmd_compare(int argc, char **argv)
 	if (fflush(stdout))
 		tc_cli_fail("writing the output: %s", strerror(errno));
 	tc_compare_free(res);
+	tc_calibration_free(cal);
 	free(cc);
 	free(freq);
 	free(scale);

@@ -232,32 +232,6 @@ static void usage(void)
 	       "Needs root (tracefs). Tracing settings are restored on every exit path.\n");
 }
 
-/* "10s", "5m", "6h", "500ms", "2.5" (seconds); exits 2. */
-static double parse_duration(const char *s)
-{
-	char *end;
-	double v, mul = 1;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno || !isfinite(v) || *s == '-' || *s == '+')
-		tc_cli_usage("--duration: '%s' is not a time (e.g. 10s, 5m, 6h, 500ms)", s);
-	if (!strcmp(end, "ms"))
-		mul = 1e-3;
-	else if (!strcmp(end, "s") || !*end)
-		mul = 1;
-	else if (!strcmp(end, "m") || !strcmp(end, "min"))
-		mul = 60;
-	else if (!strcmp(end, "h"))
-		mul = 3600;
-	else
-		tc_cli_usage("--duration: '%s' is not a time (e.g. 10s, 5m, 6h, 500ms)", s);
-	v *= mul;
-	if (v < 0.1 || v > 7 * 86400)
-		tc_cli_usage("--duration: '%s' is out of range [100ms, 7 days]", s);
-	return v;
-}
-
 static bool in_list(const int *l, int n, int cpu)
 {
 	int i;
@@ -293,7 +267,7 @@ static void parse(int argc, char **argv, struct noise_opts *o)
 			o->nr_hk = tc_cli_parse_cpus("--housekeeping", optarg, &o->hk);
 			break;
 		case OPT_DURATION:
-			o->duration = parse_duration(optarg);
+			o->duration = tc_cli_parse_duration("--duration", optarg, 0.1, 7 * 86400);
 			break;
 		case OPT_MEASURE:
 			for (i = 0; i < 2 && strcmp(optarg, measure_names[i]); i++)

@@ -280,6 +280,61 @@ int tc_cli_runs_clean(unsigned int *removed, char *left, size_t len)
 	return ret;
 }
 
+void tc_cli_runs_catch(void)
+{
+	struct sigaction sa = { .sa_handler = runs_on_signal };
+	int i;
+
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < 3; i++)
+		sigaction(runs_sigs[i], &sa, NULL);
+}
+
+int tc_cli_runs_signalled(void)
+{
+	return runs_signal;
+}
+
+int tc_cli_runs_exec(char **argv)
+{
+	return run_child(argv);
+}
+
+int tc_cli_runs_tmpdir(char *dir, size_t len)
+{
+	char lock[PATH_MAX];
+	int fd;
+
+	if (snprintf(dir, len, RUNS_DIR_PREFIX "XXXXXX") >= (int)len)
+		return -ENAMETOOLONG;
+	if (!mkdtemp(dir))
+		return -errno;
+	snprintf(lock, sizeof(lock), "%s/" RUNS_LOCK, dir);
+	fd = open(lock, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB)) {
+		int err = -errno;
+
+		if (fd >= 0)
+			close(fd);
+		unlink(lock);
+		rmdir(dir);
+		return err;
+	}
+	return fd;
+}
+
+void tc_cli_runs_tmpdir_remove(const char *dir, int fd)
+{
+	char lock[PATH_MAX];
+
+	clean_dir(dir);
+	snprintf(lock, sizeof(lock), "%s/" RUNS_LOCK, dir);
+	unlink(lock);
+	rmdir(dir);
+	if (fd >= 0)
+		close(fd);
+}
+
 int tc_cli_runs(const char *suite, unsigned int runs, int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = runs_on_signal };

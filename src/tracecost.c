@@ -26,6 +26,8 @@ struct tc_command {
 static const struct tc_command commands[] = {
 	{ "run", "measure: tracecost run [--suite user] [options]", cmd_run },
 	{ "compare", "result files side by side: tracecost compare FILE[:CONFIG]...", cmd_compare },
+	{ "calibrate", "between-session variance of this host: tracecost calibrate [options]",
+	  cmd_calibrate },
 	{ "size", "binary size impact: tracecost size ELF... [--symbols PATTERN]", cmd_size },
 	{ "plot", "latency distributions: tracecost plot FILE[:CONFIG]... --out F.svg", cmd_plot },
 	{ "noise", "what interrupts isolated CPUs: tracecost noise --cpus LIST [options]", cmd_noise },

@@ -84,6 +84,8 @@
 #include <stdint.h>
 #include <tracecost/result.h>
 
+struct tc_calibration;
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -111,7 +113,8 @@ enum tc_verdict {
 	TC_VERDICT_SAME,	/* the interval contains 0 */
 	TC_VERDICT_SLOWER,	/* the interval lies above 0 */
 	TC_VERDICT_FASTER,	/* the interval lies below 0 */
-	TC_VERDICT_UNKNOWN,	/* different sessions, fewer than TC_COMPARE_MIN_SESSIONS in one */
+	TC_VERDICT_UNKNOWN,	/* different sessions, fewer than TC_COMPARE_MIN_SESSIONS in
+				 * one and no calibration covering it */
 };
 
 /**
@@ -125,12 +128,19 @@ enum tc_verdict {
  * @TC_SCOPE_BOOTS_EXACT: different boots under QEMU -icount on both sides
  *			(instruction counts: a boot adds no variance): the
  *			spread between runs, at least TC_COMPARE_MIN_RUNS a side
+ * @TC_SCOPE_CALIBRATED: columns from different sessions, one side (or both)
+ *			with fewer than TC_COMPARE_MIN_SESSIONS: that side's
+ *			spread between its runs plus the between-session
+ *			variance of the calibration (tracecost/calibration.h),
+ *			(session_cv * value)^2 / sessions, with the
+ *			calibration's degrees of freedom
  */
 enum tc_compare_scope {
 	TC_SCOPE_NONE,
 	TC_SCOPE_PAIRED,
 	TC_SCOPE_SESSIONS,
 	TC_SCOPE_BOOTS_EXACT,
+	TC_SCOPE_CALIBRATED,
 };
 
 /**
@@ -161,6 +171,12 @@ struct tc_compare_column {
  * @confidence:	level of the interval, in (0, 1), e.g. 0.95
  * @percentile:	P of the percentile figure, in (0, 100]
  * @highest:	N of max_avg, 1 .. the smallest highest of the files
+ * @calibration: the between-session variance of the host, or NULL: used
+ *		for a side of a cross-session cell with fewer than
+ *		TC_COMPARE_MIN_SESSIONS sessions when it covers that side's
+ *		file (tc_calibration_covers()) and has an entry for the row,
+ *		configuration and metric (tc_calibration_find()); else that
+ *		cell is unknown
  *
  * @percentile and @highest are ignored (may be 0) for system files.
  */
@@ -170,6 +186,7 @@ struct tc_compare_opts {
 	double confidence;
 	double percentile;
 	unsigned int highest;
+	const struct tc_calibration *calibration;
 };
 
 /**
