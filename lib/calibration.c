@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,11 +161,14 @@ struct crd {
 	size_t errlen;
 };
 
-static int bad(struct crd *r, const char *fmt, const char *what)
+static __attribute__((format(printf, 2, 3))) int bad(struct crd *r, const char *fmt, ...)
 {
 	char msg[256];
+	va_list ap;
 
-	snprintf(msg, sizeof(msg), fmt, what);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
 	snprintf(r->err, r->errlen, "%s: %s", r->path, msg);
 	return -EINVAL;
 }
@@ -239,7 +243,7 @@ int tc_calibration_read(const char *path, struct tc_calibration **out, char *err
 	json_t *root = NULL, *host, *entries;
 	json_error_t je;
 	char why[256], *buf;
-	double v;
+	double v = 0;
 	size_t len, i;
 	int ret;
 

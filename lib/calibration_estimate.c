@@ -175,7 +175,7 @@ static int row_entries(struct tc_calibration *cal, const struct tc_compare_row *
 	int c, i, n_r = 0, n_w = 0, n_c = 0, err;
 
 	for (c = 0; c < nc; c++) {
-		double sum = 0, ss = 0, expl = 0, bsum = 0, wsum = 0, mean, var, s2;
+		double sum = 0, ss = 0, expl = 0, bsum = 0, wsum = 0, mean, var, s2, df;
 		int nb = 0, nw = 0;
 
 		for (i = 0; i < nr; i++) {
@@ -207,13 +207,19 @@ static int row_entries(struct tc_calibration *cal, const struct tc_compare_row *
 		s2 = fmax(0, var - expl / nr);
 		if (!(fabs(mean) > 0))
 			continue;	/* no relative spread of a zero figure */
+		/*
+		 * Satterthwaite's effective df of s2 = var - expl, var with nr - 1
+		 * df and expl taken as known: (nr - 1) (s2 / var)^2, at least 1.
+		 * A component small beside the runs' is poorly known.
+		 */
+		df = var > 0 ? fmax(1, (nr - 1) * (s2 / var) * (s2 / var)) : nr - 1;
 		err = add_entry(cal, row->name, configs[c], m, mean, sqrt(s2) / fabs(mean),
 				nb ? bsum / nb / fabs(mean) : NAN,
-				nw ? wsum / nw / fabs(mean) : NAN, nr - 1);
+				nw ? wsum / nw / fabs(mean) : NAN, df);
 		if (err)
 			return err;
-		pool_s += (nr - 1) * s2 / (mean * mean);
-		pool_df += nr - 1;
+		pool_s += df * s2 / (mean * mean);
+		pool_df += df;
 		pool_mean += mean;
 		n_c++;
 		if (nb) {

@@ -22,8 +22,8 @@
  * any size in the same row and configuration.
  *
  * compare adds (cv_s * value)^2 to each single-session side's variance,
- * with the calibration's N - 1 degrees of freedom in Welch-Satterthwaite's
- * formula (tc_compare_run(), TC_SCOPE_CALIBRATED).
+ * with the component's effective degrees of freedom (@df below) in
+ * Welch-Satterthwaite's formula (tc_compare_run(), TC_SCOPE_CALIBRATED).
  *
  * Not thread-safe; a loaded calibration is read-only and may be shared.
  */
@@ -59,8 +59,11 @@ extern "C" {
  * @run_cv:	mean standard deviation between the runs of a session / @mean
  * @rep_cv:	pooled standard deviation between the repetitions of a run /
  *		@mean (NAN when the files had one repetition per run)
- * @df:		degrees of freedom of @session_cv's variance: sessions - 1, or
- *		the sum over the configurations for a pooled entry
+ * @df:		degrees of freedom of @session_cv's variance: Satterthwaite's
+ *		effective df of the difference, (sessions - 1) * (s2 / var)^2
+ *		with var = var_i(x_i), at least 1 (a component small beside
+ *		the runs' own is poorly known); for a pooled entry the sum over
+ *		the configurations
  */
 struct tc_calibration_entry {
 	char *row;
