@@ -434,6 +434,8 @@ int cmd_calibrate(int argc, char **argv)
 			}
 		}
 		tc_cli_runs_tmpdir_remove(dir, fd);
+		if (ret == TC_EXIT_INTERRUPTED)
+			fprintf(stderr, "tracecost: calibrate: interrupted; nothing written\n");
 		if (ret)
 			goto out;
 	}
