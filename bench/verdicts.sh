@@ -33,9 +33,15 @@
 #     alarms); (b) groups of 3 sessions a side, taken AAA...BBB (files 1-3
 #     against 4-6, ...) and ABAB (odd against even files): false alarms,
 #     goal at most 5 %; "?" rate.
+#  6. The same sequential single files, with a calibration of this host
+#     taken just before them (`tracecost calibrate --sessions C --spacing
+#     SP`, the files' settings): false alarms (goal at most 5 % of the
+#     cells), "?" rate (goal at most 10 %), and the detection of call
+#     against stock irq (average and median) between single files.
 # Usage: bench/verdicts.sh path/to/tracecost
 #   (VERDICT_FILES=10, VERDICT_RUNS=5, VERDICT_SAMPLES=100000, VERDICT_BATCH=64,
-#    VERDICT_SYS_FILES=6, VERDICT_SEQ_FILES=12; VERDICT_ONLY=sequential runs 5 alone)
+#    VERDICT_SYS_FILES=6, VERDICT_SEQ_FILES=12, VERDICT_CAL_SESSIONS=8,
+#    VERDICT_CAL_SPACING=60s; VERDICT_ONLY=sequential runs 5 and 6 alone)
 set -eu
 TC=$1
 N=${VERDICT_FILES:-10}
@@ -80,7 +86,7 @@ while [ "$i" -le "$N" ]; do
 		"$TC" compare "$gi" "$gj" --unit ticks --metrics all --resamples 1000 \
 			--format json >"$tmp/c$i-$j.json"
 		"$TC" compare "$gi:stock" "$gj:call" --unit ticks --resamples 1000 \
-			--format json >"$tmp/k$i-$j.json"
+			--format json >"$tmp/sk$i-$j.json"
 		j=$((j + 1))
 	done
 	"$TC" compare "$gi:stock" "$gi:static" --unit ticks --resamples 1000 \
@@ -153,6 +159,14 @@ fi
 
 # ---- 5. sequential sessions ----------------------------------------------
 echo
+CS=${VERDICT_CAL_SESSIONS:-8}
+SP=${VERDICT_CAL_SPACING:-60s}
+echo "== calibration of this host: '$TC calibrate --sessions $CS --spacing $SP -- --samples $S --batch $K --repeat 2'"
+"$TC" calibrate --sessions "$CS" --spacing "$SP" --output "$tmp/host-cal.json" -- \
+	--samples "$S" --batch "$K" --repeat 2 >"$tmp/cal.out" 2>"$tmp/err" ||
+	{ cat "$tmp/err"; exit 1; }
+sed -n '1,/^$/p' "$tmp/cal.out"
+grep -A 4 "^row " "$tmp/cal.out"
 echo "== sequential sessions: $Q files one after another of '$TC run --runs 3 --samples $S --batch $K --repeat 2 --unit ticks'"
 q=1
 while [ "$q" -le "$Q" ]; do
@@ -165,7 +179,12 @@ while [ "$i" -le "$Q" ]; do
 	j=$((i + 1))
 	while [ "$j" -le "$Q" ]; do
 		"$TC" compare "$tmp/q$i.json" "$tmp/q$j.json" --unit ticks --resamples 1000 \
-			--format json >"$tmp/p$i-$j.json"
+			--calibration none --format json >"$tmp/p$i-$j.json"
+		"$TC" compare "$tmp/q$i.json" "$tmp/q$j.json" --unit ticks --resamples 1000 \
+			--calibration "$tmp/host-cal.json" --format json >"$tmp/sc$i-$j.json"
+		"$TC" compare "$tmp/q$i.json:stock" "$tmp/q$j.json:call" --unit ticks \
+			--resamples 1000 --calibration "$tmp/host-cal.json" --format json \
+			>"$tmp/sk$i-$j.json"
 		j=$((j + 1))
 	done
 	i=$((i + 1))
@@ -196,3 +215,16 @@ echo "-- 5. A/A false alarms between sessions taken one after another"
 	[ -e "$tmp/ga1.json" ] && seq_tally "groups of 3 sessions, AAA BBB" "$tmp"/ga*.json
 	[ -e "$tmp/gb1.json" ] && seq_tally "groups of 3 sessions, ABAB" "$tmp"/gb*.json
 } | column -t -s "$(printf '\t')"
+echo "-- 6. A/A false alarms between single files, calibrated (goal <= 5 %, ? <= 10 %)"
+{
+	seq_tally "single files, calibrated" "$tmp"/sc*.json
+	jq -s -r '[.[] | .sections[] as $s | $s.rows[] | .metric as $m | .cells[5:][]
+	  | {m: $m, v: .verdict}] | group_by(.m)[]
+	  | "  \(.[0].m)\t\(length) cells\t\([.[] | select(.v == "slower" or .v == "faster")] | length) alarms (\(([.[] | select(.v == "slower" or .v == "faster")] | length) * 1000 / length | round / 10) %)\t? \([.[] | select(.v == "unknown")] | length)"' "$tmp"/sc*.json
+} | column -t -s "$(printf '\t')"
+echo "-- 6. call against stock irq between single files, calibrated: detection"
+jq -s -r '[.[] | .sections[] | select(.name == "irq") | .rows[]
+  | select(.metric == "average" or .metric == "median") | {m: .metric, v: .cells[1].verdict}]
+  | group_by(.m)[]
+  | "  \(.[0].m)\t\(length) comparisons\tslower \([.[] | select(.v == "slower")] | length) (\(([.[] | select(.v == "slower")] | length) * 1000 / length | round / 10) %)\t? \([.[] | select(.v == "unknown")] | length)"' \
+	"$tmp"/sk*.json | column -t -s "$(printf '\t')"

@@ -122,7 +122,9 @@ static int header(struct tc_calibration *cal, struct tc_result_file *const *file
 		if (files[i]->nr_runs < cal->runs)
 			cal->runs = files[i]->nr_runs;
 		if (i + 1 < nr) {
-			double d = iso_seconds(files[i + 1]->start) - iso_seconds(files[i]->end);
+			const struct tc_result_file *a = files[i], *b = files[i + 1];
+			double d = iso_seconds(b->runs[0].start) -
+				   iso_seconds(a->runs[a->nr_runs - 1].end);
 
 			if (isfinite(d)) {
 				gap += d;
@@ -130,9 +132,10 @@ static int header(struct tc_calibration *cal, struct tc_result_file *const *file
 			}
 		}
 	}
-	/* the first to start and the last to end, as the files give them */
-	cal->start = strdup(f0->start ? f0->start : "");
-	cal->end = strdup(files[nr - 1]->end ? files[nr - 1]->end : "");
+	/* the first run's start and the last run's end, as the files give them */
+	cal->start = strdup(f0->runs[0].start ? f0->runs[0].start : "");
+	cal->end = strdup(files[nr - 1]->runs[files[nr - 1]->nr_runs - 1].end ?
+			  files[nr - 1]->runs[files[nr - 1]->nr_runs - 1].end : "");
 	cal->spacing_s = gaps ? gap / gaps : 0;
 	if (!cal->suite || !cal->nodename || !cal->machine || !cal->cpu_model ||
 	    !cal->release || !cal->command || !cal->start || !cal->end)
