@@ -17,7 +17,7 @@
 #include <jansson.h>
 
 #include <tracecost/calibration.h>
-#include <tracecost/compare.h>
+#include <tracecost/metric.h>
 #include <tracecost/file.h>
 
 /* A calibration holds a few hundred entries; anything far larger is not one. */

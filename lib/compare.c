@@ -12,30 +12,6 @@
 #include <tracecost/compare.h>
 #include <tracecost/stats.h>
 
-static const char *const metric_names[TC_NR_METRICS] = {
-	[TC_METRIC_AVERAGE] = "average",
-	[TC_METRIC_MEDIAN] = "median",
-	[TC_METRIC_MAX_AVG] = "max_avg",
-	[TC_METRIC_PERCENTILE] = "percentile",
-	[TC_METRIC_MIN] = "min",
-	[TC_METRIC_MAX] = "max",
-};
-
-const char *tc_metric_name(enum tc_metric m)
-{
-	return (unsigned int)m < TC_NR_METRICS ? metric_names[m] : "?";
-}
-
-int tc_metric_parse(const char *name)
-{
-	int m;
-
-	for (m = 0; m < TC_NR_METRICS; m++)
-		if (!strcmp(name, metric_names[m]))
-			return m;
-	return -EINVAL;
-}
-
 const char *tc_verdict_name(enum tc_verdict v)
 {
 	switch (v) {
@@ -66,16 +42,6 @@ enum tc_verdict tc_compare_verdict(double lo, double hi)
 enum tc_verdict tc_compare_verdict_dir(double lo, double hi, bool higher_better)
 {
 	return higher_better ? tc_compare_verdict(-hi, -lo) : tc_compare_verdict(lo, hi);
-}
-
-bool tc_metric_applies(enum tc_result_shape shape, enum tc_metric m)
-{
-	if ((unsigned int)m >= TC_NR_METRICS)
-		return false;
-	if (shape == TC_RESULT_SHAPE_HIST)
-		return true;
-	return m == TC_METRIC_MEDIAN || m == TC_METRIC_MIN || m == TC_METRIC_MAX ||
-	       m == TC_METRIC_AVERAGE;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -499,8 +465,7 @@ static double cell_step(const struct tc_result_cell *rc)
 
 static bool stepped(enum tc_metric m)
 {
-	return m == TC_METRIC_MEDIAN || m == TC_METRIC_PERCENTILE || m == TC_METRIC_MIN ||
-	       m == TC_METRIC_MAX;
+	return tc_metric_info(m)->stepped;
 }
 
 /*

@@ -61,6 +61,10 @@ static const struct option long_opts[] = {
 
 static void usage(void)
 {
+	char all[128], usual[128];
+
+	tc_metric_names(all, sizeof(all), ",", false);
+	tc_metric_names(usual, sizeof(usual), ",", true);
 	printf("usage: tracecost compare FILE[,FILE...][:CONFIG]... [--label NAME]...\n"
 	       "                         [--metrics LIST] [--format text|markdown|csv|json]\n"
 	       "                         [--unit ns|ticks] [--percentile P] [--resamples B]\n"
@@ -72,8 +76,8 @@ static void usage(void)
 	       "                   tracecost run with all its --runs, one boot): one column\n"
 	       "  --label NAME     name of the next column (repeat; default <release> or\n"
 	       "                   <release>:<config>)\n"
-	       "  --metrics LIST   rows, from average,median,max_avg,percentile,min,max or all\n"
-	       "                   (default average,median,max_avg,percentile; system\n"
+	       "  --metrics LIST   rows, from %s or all\n"
+	       "                   (default %s; system\n"
 	       "                   results: median,min,max of the rounds, or average)\n"
 	       "  --format F       text (default), markdown, csv or json\n"
 	       "  --unit ns|ticks  ns per pair (default; each file's counter frequency) or ticks\n"
@@ -92,7 +96,7 @@ static void usage(void)
 	       "says what each interval covers. Differences of medians and percentiles\n"
 	       "below one counter step are never significant. Where higher is better\n"
 	       "(files/s), < (faster) marks a higher value. Changes from +1000%% on show as\n"
-	       "the ratio: x42 is 42 times the reference. Method: man tracecost, COMPARE.\n");
+	       "the ratio: x42 is 42 times the reference. Method: man tracecost, COMPARE.\n", all, usual);
 }
 
 static void parse_metrics(struct cmp_opts *o, const char *arg)
@@ -113,9 +117,12 @@ static void parse_metrics(struct cmp_opts *o, const char *arg)
 			continue;
 		}
 		m = tc_metric_parse(tok);
-		if (m < 0)
-			tc_cli_usage("--metrics: unknown metric '%s' (average, median, max_avg, "
-				     "percentile, min, max, all)", tok);
+		if (m < 0) {
+			char all[128];
+
+			tc_metric_names(all, sizeof(all), ", ", false);
+			tc_cli_usage("--metrics: unknown metric '%s' (%s, all)", tok, all);
+		}
 		o->metrics[m] = o->named[m] = true;
 	}
 	free(copy);
@@ -130,8 +137,8 @@ static int parse(int argc, char **argv, struct cmp_opts *o)
 	int c;
 
 	*o = (struct cmp_opts){ .resamples = TC_COMPARE_DEFAULT_B, .seed = 1 };
-	o->metrics[TC_METRIC_AVERAGE] = o->metrics[TC_METRIC_MEDIAN] = true;
-	o->metrics[TC_METRIC_MAX_AVG] = o->metrics[TC_METRIC_PERCENTILE] = true;
+	for (c = 0; c < TC_NR_METRICS; c++)
+		o->metrics[c] = tc_metric_info(c)->usual;
 	o->labels = calloc((size_t)argc + 1, sizeof(*o->labels));
 	if (!o->labels)
 		tc_cli_fail("out of memory");

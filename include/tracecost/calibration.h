@@ -51,7 +51,7 @@ extern "C" {
  * @config:	the configuration, or TC_CALIBRATION_ALL for the entry pooled
  *		over the configurations (used for a configuration the
  *		calibration did not measure)
- * @metric:	enum tc_metric value (tracecost/compare.h)
+ * @metric:	enum tc_metric value (tracecost/metric.h)
  * @mean:	mean figure over the sessions, in ticks per pair (histogram
  *		files) or the row's unit (system files)
  * @session_cv:	sigma_s / @mean: the between-session standard deviation,

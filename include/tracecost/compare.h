@@ -82,6 +82,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <tracecost/metric.h>
 #include <tracecost/result.h>
 
 struct tc_calibration;
@@ -97,16 +98,6 @@ extern "C" {
 /* Sessions (files of a group) a column needs for a verdict across sessions. */
 #define TC_COMPARE_MIN_SESSIONS	3
 #define TC_COMPARE_DEFAULT_B	2000
-
-enum tc_metric {
-	TC_METRIC_AVERAGE,
-	TC_METRIC_MEDIAN,
-	TC_METRIC_MAX_AVG,
-	TC_METRIC_PERCENTILE,
-	TC_METRIC_MIN,
-	TC_METRIC_MAX,
-	TC_NR_METRICS
-};
 
 enum tc_verdict {
 	TC_VERDICT_NA,		/* fewer than TC_COMPARE_MIN_REPS repetitions, or a reference */
@@ -309,27 +300,10 @@ enum tc_verdict tc_compare_verdict(double lo, double hi);
 enum tc_verdict tc_compare_verdict_dir(double lo, double hi, bool higher_better);
 
 /**
- * tc_metric_applies() - whether figure @m exists for files of @shape
- *
- * Every metric for histograms; median, min, max and average (of the
- * per-round values) for the system suite.
- */
-bool tc_metric_applies(enum tc_result_shape shape, enum tc_metric m);
-
-/**
  * tc_verdict_name() - "n/a", "no significant difference", "slower",
  * "faster", "unknown"
  */
 const char *tc_verdict_name(enum tc_verdict v);
-
-/** tc_metric_name() - "average", "median", "max_avg", "percentile", "min", "max" */
-const char *tc_metric_name(enum tc_metric m);
-
-/**
- * tc_metric_parse() - metric of a name as printed by tc_metric_name()
- * Return: the metric, or -EINVAL.
- */
-int tc_metric_parse(const char *name);
 
 /**
  * tc_compare_same_run() - whether two files hold the same runs
