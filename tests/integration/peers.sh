@@ -29,6 +29,15 @@ for bad in "bogus" "" "flag,nope"; do
 	fi
 done
 
+# the man page's PEERS section names every peer of the usage text (subjects/peers.def)
+man=$(dirname "$0")/../../doc/tracecost.1
+list=$("$TC" run --help | sed -n 's/.*--peers LIST .* all, or \([a-z0-9_,-]*\) .*/\1/p')
+[ -n "$list" ] && ok "usage lists the peers: $list" || not_ok "usage: no --peers list"
+for p in $(echo "$list" | tr ',' ' '); do
+	sed -n '/^\.SH PEERS/,/^\.SH [A-Z]/p' "$man" | grep -q "^\.BR\{0,1\} $p\( \|$\)" &&
+		ok "man page, PEERS: $p" || not_ok "man page, PEERS: $p missing"
+done
+
 # flag and floor: columns in every table, counts exact
 # shellcheck disable=SC2086
 if "$TC" run --suite user --peers flag,floor $small --json "$tmp/r.json" >"$tmp/out" 2>"$tmp/err"; then
