@@ -10,12 +10,9 @@
 # Usage: tests/integration/peers.sh path/to/tracecost
 set -u
 TC=$(readlink -f "$1")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   - $1"; }
-not_ok() { fail=$((fail + 1)); echo "FAIL - $1"; }
+# shellcheck source=tests/lib.sh
+. "$(dirname "$(readlink -f "$0")")/../lib.sh"
+tmpdir
 small="--samples 2000 --cpus 0"
 
 # bad input: one line, exit 2
@@ -116,5 +113,4 @@ if [ "$(id -u)" -eq 0 ]; then
 	fi
 fi
 
-echo "peers: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary peers
