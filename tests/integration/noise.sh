@@ -17,12 +17,8 @@ here=$(dirname "$(readlink -f "$0")")
 # shellcheck source=tests/lib.sh
 . "$here/../lib.sh"
 tmpdir
-export TC_SNAP_MNT="$tmp/mnt"
-mkdir -p "$TC_SNAP_MNT"
-STATE=/run/tracecost/state
-bg=""
 cleanup() {
-	[ -n "$bg" ] && kill -9 -"$bg" 2>/dev/null
+	[ -n "${bg:-}" ] && kill -9 -"$bg" 2>/dev/null
 }
 # shellcheck source=tests/integration/tracefs-lib.sh
 . "$here/tracefs-lib.sh"

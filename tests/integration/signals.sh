@@ -24,12 +24,8 @@ SHIM=$(readlink -f "$2")
 # shellcheck source=tests/lib.sh
 . "$(dirname "$(readlink -f "$0")")/../lib.sh"
 tmpdir
-export TC_SNAP_MNT="$tmp/mnt"
-mkdir -p "$TC_SNAP_MNT"
-STATE=/run/tracecost/state
-bg=""
 cleanup() {
-	[ -n "$bg" ] && kill -9 $bg 2>/dev/null
+	[ -n "${bg:-}" ] && kill -9 $bg 2>/dev/null
 }
 . "$(dirname "$0")/tracefs-lib.sh"
 TRIALS=${TRIALS:-8}

@@ -16,13 +16,8 @@ top=$(readlink -f "$here/../..")
 # shellcheck source=tests/lib.sh
 . "$top/tests/lib.sh"
 tmpdir
-# mount point of the private-namespace looks at tracefs (removed with $tmp)
-export TC_SNAP_MNT="$tmp/mnt"
-mkdir -p "$TC_SNAP_MNT"
-STATE=/run/tracecost/state
-bg=""
 cleanup() {
-	[ -n "$bg" ] && kill -9 -"$bg" 2>/dev/null
+	[ -n "${bg:-}" ] && kill -9 -"$bg" 2>/dev/null
 }
 
 root=0
