@@ -104,6 +104,9 @@ static struct pcol cols[] = {
 #undef TC_PEER_COLUMN
 };
 #define NR_PCOLS ((int)(sizeof(cols) / sizeof(cols[0])))
+_Static_assert(NR_PEERS <= 32, "--peers keeps the selection in a 32-bit mask");
+/* the suite's five columns and every peer's (--peers all) */
+_Static_assert(5 + NR_PCOLS <= TC_PEERS_MAX_COLUMNS, "raise TC_PEERS_MAX_COLUMNS (src/peers.h)");
 
 const char *tc_peers_list(void)
 {
