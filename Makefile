@@ -78,16 +78,25 @@ WORKLOAD_OBJS	:= $(WORKLOAD_SRCS:%.c=$(O)/%.o)
 # One object per configuration of the toggle subject, from one source file.
 SUBJECT_CFGS	:= stock call callp static staticp
 SUBJECT_OBJS	:= $(SUBJECT_CFGS:%=$(O)/subjects/toggle_%.o)
-# The user suite's peer columns (--peers), one object per column from
-# subjects/peer_subject.c; USDT and LTTng-UST columns when their headers are
-# installed (else the suite prints "not built" for them).
-TC_HAVE_USDT	:= $(shell printf '\043include <sys/sdt.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1)
-TC_HAVE_LTTNG	:= $(shell $(PKG_CONFIG) --exists lttng-ust 2>/dev/null && echo 1)
-PEER_CFGS	:= flag flagp floor $(if $(TC_HAVE_USDT),usdt usdtp usdts usdtsp) \
-		   $(if $(TC_HAVE_LTTNG),lttng lttngp)
-PEER_OBJS	:= $(PEER_CFGS:%=$(O)/subjects/peer_%.o) \
-		   $(if $(TC_HAVE_LTTNG),$(O)/subjects/lttng_define.o)
-PEER_LTTNG_SO	:= $(if $(TC_HAVE_LTTNG),$(O)/peers/libtracecost-lttng.so)
+# The user suite's peer columns (--peers): one table, subjects/peers.def,
+# read here with sed (one entry a line, fields without blanks once quotes
+# are dropped): its TC_PEER rows "name,needs", its TC_PEER_COLUMN rows
+# "peer,kind,var,id,name,on,twin,count". A peer is built when its needs are
+# met ("-", "header:H" compiled by $(CC), "pc:P" known to pkg-config), else
+# its columns say "not built"; one object per column of a built peer.
+comma		:= ,
+lparen		:= (
+rparen		:= )
+peer_f		= $(word $(2),$(subst $(comma), ,$(1)))
+PEER_DEF	:= subjects/peers.def
+PEER_ROWS	:= $(shell sed -n 's/^TC_PEER$(lparen)\([^,]*\), *"\([^"]*\)".*/\1,\2/p' $(PEER_DEF))
+PEER_COLUMNS	:= $(shell sed -n 's/^TC_PEER_COLUMN$(lparen)\(.*\)$(rparen)$$/\1/p' $(PEER_DEF) | tr -d ' \t"')
+peer_have	= $(if $(filter -,$(1)),1,$(if $(filter header:%,$(1)),$(shell printf \
+		  '\043include <%s>\n' $(patsubst header:%,%,$(1)) | $(CC) -E -x c - >/dev/null 2>&1 && \
+		  echo 1),$(shell $(PKG_CONFIG) --exists $(patsubst pc:%,%,$(1)) 2>/dev/null && echo 1)))
+PEERS_BUILT	:= $(foreach r,$(PEER_ROWS),$(if $(call peer_have,$(call peer_f,$(r),2)),$(call peer_f,$(r),1)))
+PEER_CFGS	:= $(foreach c,$(PEER_COLUMNS),$(if $(filter $(call peer_f,$(c),1),$(PEERS_BUILT)),$(call peer_f,$(c),4)))
+PEER_OBJS	:= $(PEER_CFGS:%=$(O)/subjects/peer_%.o)
 UNIT_SRCS	:= $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS	:= $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/%)
 UNIT_COMMON	:= $(O)/tests/unit/helpers.o
@@ -164,39 +173,33 @@ $(O)/subjects/toggle_%.o: subjects/toggle_subject.c subjects/sample_loops.h \
 	$(quiet) CC $(@:$(O)/%=%)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SUBJ_ALIGN) $(subj_cfg_$*) -DTC_SUBJECT_ID=$* -c $< -o $@
 
-peer_cfg_flag	:= -DTC_PEER_KIND=1 -DTC_PEER_ON=0
-peer_cfg_flagp	:= -DTC_PEER_KIND=1 -DTC_PEER_ON=1
-peer_cfg_floor	:= -DTC_PEER_KIND=2 -DTC_PEER_ON=1
-peer_cfg_usdt	:= -DTC_PEER_KIND=3 -DTC_PEER_ON=0
-peer_cfg_usdtp	:= -DTC_PEER_KIND=3 -DTC_PEER_ON=1
-peer_cfg_usdts	:= -DTC_PEER_KIND=4 -DTC_PEER_ON=0
-peer_cfg_usdtsp	:= -DTC_PEER_KIND=4 -DTC_PEER_ON=1
-peer_cfg_lttng	:= -DTC_PEER_KIND=5 -DTC_PEER_ON=0
-peer_cfg_lttngp	:= -DTC_PEER_KIND=5 -DTC_PEER_ON=1
-LTTNG_CFLAGS	:= $(if $(TC_HAVE_LTTNG),$(shell $(PKG_CONFIG) --cflags lttng-ust))
-$(O)/subjects/peer_%.o: subjects/peer_subject.c subjects/peer_subject.h subjects/tc_lttng_tp.h \
-		subjects/sample_loops.h subjects/toggle_hooks.h $(wildcard include/tracecost/*.h) \
-		Makefile
-	@mkdir -p $(dir $@)
-	$(quiet) CC $(@:$(O)/%=%)
-	$(Q)$(CC) $(ALL_CFLAGS) $(SUBJ_ALIGN) -I. $(LTTNG_CFLAGS) -Wno-missing-prototypes \
-		$(peer_cfg_$*) -DTC_SUBJECT_ID=$* -c $< -o $@
+# One object per column of subjects/peers.def: subjects/peer_<peer>.c
+# built with the column's fields (subjects/peer_body.h).
+PEER_SUBJ_DEPS	:= $(wildcard subjects/*.h include/tracecost/*.h) $(PEER_DEF) Makefile
+# peer_column_rule ROW: the object of one column; ROW is
+# "peer,kind,var,id,name,on,twin,count" (PEER_COLUMNS)
+define peer_column_rule
+$(O)/subjects/peer_$(call peer_f,$(1),4).o: subjects/peer_$(call peer_f,$(1),1).c $(PEER_SUBJ_DEPS)
+	@mkdir -p $$(dir $$@)
+	$$(quiet) CC $$(@:$$(O)/%=%)
+	$$(Q)$$(CC) $$(ALL_CFLAGS) $$(SUBJ_ALIGN) -I. $$(peer_cflags_$(call peer_f,$(1),1)) \
+		-Wno-missing-prototypes -DTC_PEER_VAR=$(call peer_f,$(1),3) \
+		-DTC_PEER_ON=$(call peer_f,$(1),6) -DTC_PEER_HOOKS='"$(call peer_f,$(1),2)"' \
+		-DTC_PEER_NAME='"$(call peer_f,$(1),5)"' -DTC_SUBJECT_ID=$(call peer_f,$(1),4) -c $$< -o $$@
+endef
+$(foreach c,$(PEER_COLUMNS),$(eval $(call peer_column_rule,$(c))))
 
-$(O)/subjects/lttng_define.o: subjects/lttng_define.c subjects/tc_lttng_tp.h Makefile
-	@mkdir -p $(dir $@)
-	$(quiet) CC $(@:$(O)/%=%)
-	$(Q)$(CC) $(ALL_CFLAGS) -I. $(LTTNG_CFLAGS) -Wno-missing-prototypes -c $< -o $@
+# A peer's build rules of its own, subjects/peer_<peer>.mk (after "all",
+# the default goal), add to PEER_OBJS (objects linked into tracecost),
+# PEER_LIBS (files built with it and installed in $(LIBDIR)/tracecost,
+# PEER_LIB_NAMES their names) and set peer_cflags_<peer> (its columns).
+PEER_LIBS	:=
+PEER_LIB_NAMES	:=
+include $(wildcard subjects/peer_*.mk)
 
-$(O)/peers/libtracecost-lttng.so: subjects/lttng_provider.c subjects/tc_lttng_tp.h Makefile
-	@mkdir -p $(dir $@)
-	$(quiet) LD $(@:$(O)/%=%)
-	$(Q)$(CC) $(BASE_CFLAGS) $(OPTFLAGS) -I. -fPIC -shared -o $@ $< \
-		$(shell $(PKG_CONFIG) --libs lttng-ust 2>/dev/null)
-
-PEER_DEFS	= -DTC_HAVE_USDT=$(if $(TC_HAVE_USDT),1,0) -DTC_HAVE_LTTNG=$(if $(TC_HAVE_LTTNG),1,0) \
-		   -DTC_PEER_LIBDIR='"$(LIBDIR)/tracecost"'
-$(O)/src/peers.o: ALL_CFLAGS += $(PEER_DEFS)
-$(O)/src/peers.o: subjects/peer_subject.h src/peers.h
+PEER_SRC_OBJS	:= $(filter $(O)/src/peer%.o,$(CLI_OBJS))
+$(PEER_SRC_OBJS): subjects/peers.def subjects/peer_subject.h $(wildcard subjects/peer_*.h) \
+	src/peers.h src/peer_ops.h
 
 $(LIBTC): $(LIB_OBJS)
 	@rm -f $@
@@ -227,7 +230,7 @@ $(SIZE_OBJ): $(O)/gen/subject_size.c src/size_table.h
 	$(quiet) CC $(@:$(O)/%=%)
 	$(Q)$(CC) $(ALL_CFLAGS) -Isrc -c $< -o $@
 
-$(TRACECOST): $(CLI_OBJS) $(SUBJECT_OBJS) $(PEER_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC) $(PEER_LTTNG_SO)
+$(TRACECOST): $(CLI_OBJS) $(SUBJECT_OBJS) $(PEER_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC) $(PEER_LIBS)
 	$(quiet) LD $(@:$(O)/%=%)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(SUBJECT_OBJS) $(PEER_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC) $(LDLIBS) \
 		$(ELF_LIBS)
@@ -320,8 +323,8 @@ install: $(TRACECOST) $(LIBTC) $(LIBTC_SO) $(O)/tracecost.pc
 	ln -sf $(notdir $(LIBTC_SO)) $(DESTDIR)$(LIBDIR)/$(LIBTC_SONAME)
 	ln -sf $(LIBTC_SONAME) $(DESTDIR)$(LIBDIR)/libtracecost.so
 	$(INSTALL) -m 644 $(LIBTC) $(DESTDIR)$(LIBDIR)/libtracecost.a
-	$(if $(PEER_LTTNG_SO),$(INSTALL) -d $(DESTDIR)$(LIBDIR)/tracecost && \
-		$(INSTALL) -m 755 $(PEER_LTTNG_SO) $(DESTDIR)$(LIBDIR)/tracecost/)
+	$(if $(PEER_LIBS),$(INSTALL) -d $(DESTDIR)$(LIBDIR)/tracecost && \
+		$(INSTALL) -m 755 $(PEER_LIBS) $(DESTDIR)$(LIBDIR)/tracecost/)
 	$(INSTALL) -m 644 $(O)/tracecost.pc $(DESTDIR)$(PKGCONFIGDIR)/tracecost.pc
 	$(INSTALL) -m 644 $(PUBLIC_HDRS) $(DESTDIR)$(INCLUDEDIR)/tracecost/
 	$(INSTALL) -m 644 doc/tracecost.1 $(DESTDIR)$(MANDIR)/man1/
@@ -333,7 +336,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tracecost $(DESTDIR)$(LIBDIR)/$(notdir $(LIBTC_SO)) \
 		$(DESTDIR)$(LIBDIR)/$(LIBTC_SONAME) $(DESTDIR)$(LIBDIR)/libtracecost.so \
 		$(DESTDIR)$(LIBDIR)/libtracecost.a $(DESTDIR)$(PKGCONFIGDIR)/tracecost.pc \
-		$(DESTDIR)$(LIBDIR)/tracecost/libtracecost-lttng.so \
+		$(addprefix $(DESTDIR)$(LIBDIR)/tracecost/,$(PEER_LIB_NAMES)) \
 		$(DESTDIR)$(MANDIR)/man1/tracecost.1 \
 		$(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(MAN3_PAGES))) \
 		$(foreach l,$(MAN3_LINKS),$(DESTDIR)$(MANDIR)/man3/$(firstword $(subst :, ,$(l))).3) \

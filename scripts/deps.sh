@@ -27,9 +27,11 @@ PKGS="$PKGS strace"
 PKGS="$PKGS libelf-dev libcapstone-dev gnuplot-nox clang libclang-rt-dev"
 # tracecost noise: the churn half of its built-in load
 PKGS="$PKGS stress-ng"
-# C++ (the public headers are compiled as C++ by the tests); the user suite's peers
-# (--peers): LTTng-UST and its session daemon, USDT probes (sys/sdt.h)
-PKGS="$PKGS g++ liblttng-ust-dev lttng-tools systemtap-sdt-dev"
+# C++ (the public headers are compiled as C++ by the tests)
+PKGS="$PKGS g++"
+# the user suite's peers (--peers): each one's packages, from their table
+# (subjects/peers.def: LTTng-UST and its session daemon, USDT probes)
+PKGS="$PKGS $(sed -n 's/^TC_PEER(.*"\([^"]*\)")$/\1/p' "$(dirname "$0")/../subjects/peers.def" | tr '\n' ' ')"
 KERNEL_PKGS="linux-headers-amd64 qemu-system-x86 busybox-static cpio gzip"
 KERNELS_PKGS="linux-source-6.1 flex bison bc libssl-dev libelf-dev xz-utils patch"
 KERNELS_ARM64_PKGS="qemu-system-arm"

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * src/peers.h - the user suite's peer columns (--peers): LTTng-UST, USDT,
- * flag and the physical floor next to our static keys, in the same run.
+ * flag and the physical floor next to our static keys, in the same run
+ * (one table: subjects/peers.def; src/peers.c; each peer's own code in
+ * src/peer_<peer>.c through src/peer_ops.h).
  */
 #ifndef TC_PEERS_H
 #define TC_PEERS_H
@@ -16,8 +18,11 @@
 /* Columns a run can have at most: the five of the suite and every peer's. */
 #define TC_PEERS_MAX_COLUMNS	16
 
-/* Parse --peers all|LIST (lttng,usdt,flag,floor); bad input exits 2. */
+/* Parse --peers all|LIST (subjects/peers.def: lttng,usdt,flag,floor); bad input exits 2. */
 void tc_peers_parse(const char *arg);
+
+/* The --peers names, comma-separated ("lttng,usdt,flag,floor"), for the usage text. */
+const char *tc_peers_list(void);
 
 /* Whether --peers was given. */
 int tc_peers_selected(void);

@@ -122,11 +122,11 @@ static void usage(void)
 	       "  --format FORMAT  tables as text (default), markdown or csv\n"
 	       "  --raw FILE       write raw samples as CSV\n"
 	       "  --raw-max N      rows kept for --raw (default 1000000)\n"
-	       "  --peers LIST     also measure peers: all, or lttng,usdt,flag,floor (enabled\n"
+	       "  --peers LIST     also measure peers: all, or %s (enabled\n"
 	       "                   usdt needs root; see tracecost(1))\n\n"
 	       "Other suites: tracecost run --suite kernel --help, --suite system --help.\n"
 	       "Single-pair samples cannot resolve less than the counter's step (printed in\n"
-	       "the header); compare means with --batch 16 or more.\n");
+	       "the header); compare means with --batch 16 or more.\n", tc_peers_list());
 }
 
 /* The directory of @path must exist and be writable: checked before any work. */

@@ -2,7 +2,7 @@
 /*
  * subjects/sample_loops.h - the timed pairs and sample loops of a subject
  * object, and its code-size sites: the part of toggle_subject.c and
- * peer_subject.c that does not depend on how a toggle is instrumented.
+ * the peers (peer_body.h) that does not depend on how a toggle is instrumented.
  *
  * Include it once, after the includer has defined its six toggles:
  *
@@ -12,7 +12,7 @@
  *	T_PREEMPT_DISABLE()	T_PREEMPT_ENABLE()
  *
  * and optionally LOOP_PROLOGUE, a statement every loop runs once before
- * its timed region (peer_subject.c's floor: the thread's ring); it is
+ * its timed region (peer_floor.c: the thread's ring); it is
  * empty unless the includer defined it. TC_SUBJECT_ID (-D, from the
  * Makefile) names the sites.
  *

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * subjects/toggle_hooks.h - the instrumented toggles shared by
- * toggle_subject.c (static) and peer_subject.c (flag, usdt-s, lttng): an
+ * toggle_subject.c (static) and the peers (peer_body.h: flag, usdt-s, lttng): an
  * is-enabled test, then the kernel's state-change conditions and the event;
  * and the object's own preemptirq tracepoints (toggle_subject.c's call and
- * static, peer_subject.c's flag).
+ * static, peer_flag.c).
  *
  * Include it once, where the object's toggles go. What it defines depends
  * on what the includer defined before including it:

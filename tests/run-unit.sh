@@ -4,8 +4,10 @@
 # Usage: tests/run-unit.sh BUILD_DIR BIN...
 # TC_TEST_RUNNER: a command to run each binary with (qemu-aarch64 for the
 # cross build, tests/cross/aarch64.sh).
+# shellcheck source=tests/lib.sh
+. "$(dirname "$(readlink -f "$0")")/lib.sh"
 odir=$1; shift
-pass=0; fail=0; failed=""
+failed=""
 for t in "$@"; do
 	if ${TC_TEST_RUNNER:-} "$t"; then
 		pass=$((pass + 1))
@@ -13,5 +15,4 @@ for t in "$@"; do
 		fail=$((fail + 1)); failed="$failed $(basename "$t")"
 	fi
 done
-echo "unit ($odir): $pass passed, $fail failed"
-[ "$fail" -eq 0 ] || { echo "failed:$failed"; exit 1; }
+summary "unit ($odir)" || { echo "failed:$failed"; exit 1; }

@@ -18,11 +18,9 @@
 set -eu
 odir=$1
 qemu=${2:-qemu-aarch64}
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); echo "ok: $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+TEST_MARKS=colon
+# shellcheck source=tests/lib.sh
+. "$(dirname "$(readlink -f "$0")")/../lib.sh"
 
 if ! command -v "$qemu" >/dev/null 2>&1; then
 	echo "check-aarch64: $qemu not found (run 'make deps-aarch64' as root)"
@@ -45,37 +43,36 @@ units=$(ls "$odir"/tests/test_* | grep -v '\.o$')
 if TC_TEST_RUNNER="$qemu" sh tests/run-unit.sh "$odir" $units; then
 	ok "unit tests under $qemu"
 else
-	bad "unit tests under $qemu"
+	not_ok "unit tests under $qemu"
 fi
 
 # 2. a short user-suite run: the file it writes, compare reading it
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+tmpdir
 if "$qemu" "$odir/tracecost" run --suite user --samples 20000 --repeat 2 \
 	--json "$tmp/u.json" > "$tmp/u.txt" 2> "$tmp/u.err"; then
 	ok "tracecost run --suite user (20000 samples, 2 repetitions)"
 else
-	bad "tracecost run --suite user: $(head -n 3 "$tmp/u.err")"
+	not_ok "tracecost run --suite user: $(head -n 3 "$tmp/u.err")"
 fi
 impl=$(jq -r '.static_key_impl' "$tmp/u.json" 2>/dev/null || true)
 case "$impl" in
 "aarch64 asm goto"*) ok "static keys: $impl" ;;
-*) bad "static_key_impl is '$impl'" ;;
+*) not_ok "static_key_impl is '$impl'" ;;
 esac
 counter=$(jq -r '.counter.name' "$tmp/u.json" 2>/dev/null || true)
 case "$counter" in
 cntvct_el0*) ok "counter: $counter ($(jq -r '.counter.frequency_source' "$tmp/u.json"))" ;;
-*) bad "counter is '$counter'" ;;
+*) not_ok "counter is '$counter'" ;;
 esac
 cfgs=$(jq -r '[.user.configurations[].name] | join(" ")' "$tmp/u.json" 2>/dev/null || true)
 [ "$cfgs" = "stock call call+ static static+" ] && ok "configurations: $cfgs" ||
-	bad "configurations: '$cfgs'"
+	not_ok "configurations: '$cfgs'"
 # the disabled static site is one NOP: as many instructions as stock's plus one
 sizes=$(jq -r '[.user.configurations[] | select(.name == "stock" or .name == "static")
 	| .size.sites.irq_disable.insns] | join(" ")' "$tmp/u.json" 2>/dev/null || true)
 set -- $sizes
 [ $# -eq 2 ] && [ "$2" -eq $(($1 + 1)) ] && ok "irq_disable site: stock $1, static $2 instructions" ||
-	bad "irq_disable site instructions (stock static): '$sizes'"
+	not_ok "irq_disable site instructions (stock static): '$sizes'"
 # 3. the disabled sites read from the cross-built objects (issue 17,
 # tests/disasm/sitecheck.c, a host program): each one 4-byte NOP, no jump,
 # load, store or spill more than stock's; this build's objects, then -O3
@@ -87,7 +84,7 @@ if [ -n "${SITECHECK:-}" ]; then
 			if ! make -s --no-print-directory CROSS_COMPILE=aarch64-linux-gnu- O="$d" \
 				OPTFLAGS="$o" "$d/subjects/toggle_stock.o" "$d/subjects/toggle_static.o" \
 				> "$tmp/build$o" 2>&1; then
-				bad "AArch64 subject at $o does not build: $(tail -n 3 "$tmp/build$o")"
+				not_ok "AArch64 subject at $o does not build: $(tail -n 3 "$tmp/build$o")"
 				continue
 			fi
 		fi
@@ -96,7 +93,7 @@ if [ -n "${SITECHECK:-}" ]; then
 			ok "disabled sites ($(echo "$o" | sed 's/^this$/this build'"'"'s/') objects):" \
 				"$(tail -n 1 "$tmp/sites$o" | sed 's/ (.*//')"
 		else
-			bad "disabled sites ($o objects): not stock + one NOP per site"
+			not_ok "disabled sites ($o objects): not stock + one NOP per site"
 			grep -v '^  ok' "$tmp/sites$o" | head -n 60
 		fi
 	done
@@ -108,7 +105,6 @@ if "$qemu" "$odir/tracecost" compare "$tmp/u.json" > "$tmp/c.txt" 2>&1 &&
 	grep -q 'IRQ Metrics' "$tmp/c.txt"; then
 	ok "tracecost compare reads the AArch64 file"
 else
-	bad "tracecost compare: $(head -n 3 "$tmp/c.txt")"
+	not_ok "tracecost compare: $(head -n 3 "$tmp/c.txt")"
 fi
-echo "aarch64: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary aarch64

@@ -26,15 +26,12 @@
 set -u
 odir=$1
 sc=$odir/tests/disasm/sitecheck
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+TEST_MARKS=colon
+# shellcheck source=tests/lib.sh
+. "$(dirname "$(readlink -f "$0")")/../lib.sh"
+tmpdir
 trap 'exit 130' INT
 trap 'exit 143' TERM
-
-ok() { pass=$((pass + 1)); echo "ok: $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 [ -x "$sc" ] || { echo "check-sites: $sc not built"; exit 2; }
 
@@ -58,7 +55,7 @@ check() {
 if check this "$odir"; then
 	ok "this build ($(echo "${SITES_CC:-cc} ${SITES_OPT:-}" | sed "s/ *$//")): $last"
 else
-	bad "this build: the disabled path is not stock + one NOP per site"
+	not_ok "this build: the disabled path is not stock + one NOP per site"
 	grep -v '^  ok' "$out" | head -n 60
 fi
 
@@ -76,7 +73,7 @@ for cfg in "gcc -O3" "gcc -O2 -fPIC" "gcc -O3 -fPIC" \
 		continue
 	fi
 	if ! build "$name" "$1" "$2" "${3:-}"; then
-		bad "$cfg: the subject does not build"
+		not_ok "$cfg: the subject does not build"
 		tail -n 20 "$tmp/$name.build"
 		continue
 	fi
@@ -85,7 +82,7 @@ for cfg in "gcc -O3" "gcc -O2 -fPIC" "gcc -O3 -fPIC" \
 	if check "$name" "$tmp/$name" $only; then
 		ok "$cfg${only:+ (site functions)}: $last"
 	else
-		bad "$cfg: the disabled path is not stock + one NOP per site"
+		not_ok "$cfg: the disabled path is not stock + one NOP per site"
 		grep -v '^  ok' "$out" | head -n 60
 	fi
 	if [ -n "$only" ]; then
@@ -100,7 +97,7 @@ for cfg in "gcc -O1" "gcc -Os" "clang -Os"; do
 	name=$(echo "$cfg" | tr -d ' ')
 	[ "$1" = clang ] && [ -z "$have_clang" ] && continue
 	if ! build "$name" "$1" "$2"; then
-		bad "$cfg: the subject does not build"
+		not_ok "$cfg: the subject does not build"
 		continue
 	fi
 	if check "$name" "$tmp/$name"; then
@@ -116,9 +113,8 @@ if grep -q 'jumps more than' "$tmp/gcc-O1.out" 2>/dev/null &&
    grep -q '^    + 0x[0-9a-f]*: jmp .*(after the site at 0x' "$tmp/gcc-O1.out"; then
 	ok "negative control: gcc -O1 refused, e.g. $(grep -m1 '^    + 0x[0-9a-f]*: jmp' "$tmp/gcc-O1.out" | sed 's/^ *//')"
 else
-	bad "negative control: sitecheck did not report the jumps of gcc -O1 ($tmp/gcc-O1.out)"
+	not_ok "negative control: sitecheck did not report the jumps of gcc -O1 ($tmp/gcc-O1.out)"
 	head -n 20 "$tmp/gcc-O1.out" 2>/dev/null
 fi
 
-echo "sites: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary sites

@@ -17,6 +17,8 @@ bin=$1
 secs=$2
 cname=${3:-corpus}
 here=$(dirname "$(readlink -f "$0")")
+# shellcheck source=tests/lib.sh
+. "$here/../lib.sh"
 name=$(basename "$bin")
 dict=${4:-}
 [ "$cname" = corpus ] && dict=${dict:-$here/result.dict}
@@ -35,8 +37,6 @@ work=$(mktemp -d)
 log=$work/fuzz.log
 artifacts=${TC_FUZZ_ARTIFACTS:-$work/artifacts}
 mkdir -p "$work/corpus" "$artifacts"
-pass=0
-fail=0
 
 # Replay: each file once (libFuzzer runs file arguments and exits).
 set -- "$regress"/* "$here/$cname"/*
@@ -47,27 +47,22 @@ for f in "$@"; do
 done
 # shellcheck disable=SC2086
 if "$bin" $extra $replay >"$log" 2>&1; then
-	pass=$((pass + 1))
-	echo "ok   - $name: replayed $(echo $replay | wc -w) regression and seed inputs"
+	ok "$name: replayed $(echo $replay | wc -w) regression and seed inputs"
 else
-	fail=$((fail + 1))
-	echo "FAIL - $name: a regression or seed input crashes it:"
+	not_ok "$name: a regression or seed input crashes it:"
 	tail -30 "$log"
 fi
 
 if "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 ${dict:+-dict="$dict"} $extra \
 	-artifact_prefix="$artifacts/" -print_final_stats=1 "$work/corpus" "$here/$cname" \
 	>"$log" 2>&1; then
-	pass=$((pass + 1))
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 	cov=$(sed -n 's/^stat::.*//; s/.*cov: \([0-9]*\).*/\1/p' "$log" | tail -1)
-	echo "ok   - $name: ${runs:-?} executions in ${secs} s (coverage ${cov:-?} edges), no crash"
+	ok "$name: ${runs:-?} executions in ${secs} s (coverage ${cov:-?} edges), no crash"
 	rm -rf "$work"
 else
-	fail=$((fail + 1))
-	echo "FAIL - $name: crash; input kept in $artifacts (add it to $regress/):"
+	not_ok "$name: crash; input kept in $artifacts (add it to $regress/):"
 	grep -E 'ERROR|invariant|SUMMARY|Test unit written' "$log" | head -10
 	rm -rf "$work/corpus"
 fi
-echo "$name: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary "$name"

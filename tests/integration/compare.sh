@@ -14,14 +14,9 @@ TC=$(readlink -f "$1")
 here=$(dirname "$(readlink -f "$0")")
 top=$(readlink -f "$here/../..")
 objs=$(dirname "$TC")/subjects
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); echo "ok   - $1"; }
-not_ok() { fail=$((fail + 1)); echo "FAIL - $1"; }
-check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
+# shellcheck source=tests/lib.sh
+. "$top/tests/lib.sh"
+tmpdir
 # lock_wait (and the tracefs helpers, unused here)
 . "$(dirname "$(readlink -f "$0")")/tracefs-lib.sh"
 
@@ -407,5 +402,4 @@ check "bucketed figures in CSV: min <= median <= value_upper <= max, percentile 
 			  u[\"median\"] <= v[\"max\"] && v[\"99 percentile\"] >= v[\"median\"] &&
 			  u[\"99 percentile\"] <= v[\"max\"]) }" "$tmp/hi.csv"'
 
-echo "compare: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary compare

@@ -11,17 +11,13 @@
 set -u
 TC=$(readlink -f "$1")
 DENY=${2:+$(readlink -f "$2")}
-tmp=$(mktemp -d)
+# shellcheck source=tests/lib.sh
+. "$(dirname "$(readlink -f "$0")")/../lib.sh"
+tmpdir
 mnt=""
 cleanup() {
 	[ -n "$mnt" ] && umount "$mnt" 2>/dev/null
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   - $1"; }
-not_ok() { fail=$((fail + 1)); echo "FAIL - $1"; }
 
 # run_tc CMD...: in $tmp, 20 s at most; sets rc, err (stderr), lines (of stderr)
 run_tc() {
@@ -273,5 +269,4 @@ else
 	echo "skip - 8, 9: a system run needs root and tracefs"
 fi
 
-echo "newuser: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary newuser

@@ -14,22 +14,12 @@
 set -u
 TC=$(readlink -f "$1")
 here=$(dirname "$(readlink -f "$0")")
-tmp=$(mktemp -d)
-export TC_SNAP_MNT="$tmp/mnt"
-mkdir -p "$TC_SNAP_MNT"
-STATE=/run/tracecost/state
-bg=""
+# shellcheck source=tests/lib.sh
+. "$here/../lib.sh"
+tmpdir
 cleanup() {
-	[ -n "$bg" ] && kill -9 -"$bg" 2>/dev/null
-	rm -rf "$tmp"
+	[ -n "${bg:-}" ] && kill -9 -"$bg" 2>/dev/null
 }
-trap cleanup EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   - $1"; }
-not_ok() { fail=$((fail + 1)); echo "FAIL - $1"; }
-skipped=0
-skip() { skipped=$((skipped + 1)); echo "skip - $1"; }
 # shellcheck source=tests/integration/tracefs-lib.sh
 . "$here/tracefs-lib.sh"
 # Other runs on a shared machine (other worktrees' tests, trace-cmd) come and
@@ -306,5 +296,4 @@ mounted >"$tmp/mnt1"
 cmp -s "$tmp/mnt0" "$tmp/mnt1" && ok "no tracefs or debugfs mount left for others" ||
 	not_ok "mounts changed: $(diff "$tmp/mnt0" "$tmp/mnt1")"
 
-echo "noise: $pass passed, $fail failed, $skipped skipped"
-[ "$fail" -eq 0 ]
+summary noise skipped

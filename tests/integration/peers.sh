@@ -10,12 +10,9 @@
 # Usage: tests/integration/peers.sh path/to/tracecost
 set -u
 TC=$(readlink -f "$1")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   - $1"; }
-not_ok() { fail=$((fail + 1)); echo "FAIL - $1"; }
+# shellcheck source=tests/lib.sh
+. "$(dirname "$(readlink -f "$0")")/../lib.sh"
+tmpdir
 small="--samples 2000 --cpus 0"
 
 # bad input: one line, exit 2
@@ -27,6 +24,15 @@ for bad in "bogus" "" "flag,nope"; do
 	else
 		not_ok "--peers '$bad': rc=$rc $(head -2 "$tmp/err")"
 	fi
+done
+
+# the man page's PEERS section names every peer of the usage text (subjects/peers.def)
+man=$(dirname "$0")/../../doc/tracecost.1
+list=$("$TC" run --help | sed -n 's/.*--peers LIST .* all, or \([a-z0-9_,-]*\) .*/\1/p')
+[ -n "$list" ] && ok "usage lists the peers: $list" || not_ok "usage: no --peers list"
+for p in $(echo "$list" | tr ',' ' '); do
+	sed -n '/^\.SH PEERS/,/^\.SH [A-Z]/p' "$man" | grep -q "^\.BR\{0,1\} $p\( \|$\)" &&
+		ok "man page, PEERS: $p" || not_ok "man page, PEERS: $p missing"
 done
 
 # flag and floor: columns in every table, counts exact
@@ -118,5 +124,4 @@ if [ "$(id -u)" -eq 0 ]; then
 	fi
 fi
 
-echo "peers: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary peers

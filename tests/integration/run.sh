@@ -9,13 +9,9 @@ set -u
 TC=$(readlink -f "$1")
 here=$(dirname "$(readlink -f "$0")")
 top=$(readlink -f "$here/../..")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); echo "ok   - $1"; }
-not_ok() { fail=$((fail + 1)); echo "FAIL - $1"; }
+# shellcheck source=tests/lib.sh
+. "$top/tests/lib.sh"
+tmpdir
 
 # expect_usage "description" args...: exit 2, exactly one line on stderr,
 # nothing on stdout, no file left in $tmp/out.
@@ -174,5 +170,4 @@ else
 	not_ok "SIGINT: rc=$rc $(cat "$tmp/int.err")"
 fi
 
-echo "integration: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary integration

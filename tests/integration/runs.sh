@@ -10,13 +10,9 @@
 set -u
 TC=$(readlink -f "$1")
 top=$(readlink -f "$(dirname "$(readlink -f "$0")")/../..")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   - $1"; }
-not_ok() { fail=$((fail + 1)); echo "FAIL - $1"; }
-check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
+# shellcheck source=tests/lib.sh
+. "$top/tests/lib.sh"
+tmpdir
 # lock_wait (and the tracefs helpers, unused here)
 . "$(dirname "$(readlink -f "$0")")/tracefs-lib.sh"
 cd "$tmp" || exit 1
@@ -130,5 +126,4 @@ rc=$?
 check "SIGTERM after 50 ms: exit 130, no result file" '[ $rc -eq 130 ] && [ ! -e int2.json ]'
 check "no /tmp/tracecost-runs.* left behind" '[ $(leftovers) -eq $before ]'
 
-echo "runs: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary runs

@@ -21,22 +21,12 @@
 set -u
 TC=$(readlink -f "$1")
 SHIM=$(readlink -f "$2")
-tmp=$(mktemp -d)
-export TC_SNAP_MNT="$tmp/mnt"
-mkdir -p "$TC_SNAP_MNT"
-STATE=/run/tracecost/state
-bg=""
+# shellcheck source=tests/lib.sh
+. "$(dirname "$(readlink -f "$0")")/../lib.sh"
+tmpdir
 cleanup() {
-	[ -n "$bg" ] && kill -9 $bg 2>/dev/null
-	rm -rf "$tmp"
+	[ -n "${bg:-}" ] && kill -9 $bg 2>/dev/null
 }
-trap cleanup EXIT
-pass=0
-fail=0
-skip=0
-ok() { pass=$((pass + 1)); echo "ok   - $1"; }
-not_ok() { fail=$((fail + 1)); echo "FAIL - $1"; }
-skip() { skip=$((skip + 1)); echo "skip - $1"; }
 . "$(dirname "$0")/tracefs-lib.sh"
 TRIALS=${TRIALS:-8}
 SEED=${SEED:-$(date +%s)}
@@ -240,5 +230,4 @@ else
 	skip "signal latency, kernel: tracecost.ko cannot be loaded on this machine"
 fi
 
-echo "signals: $pass passed, $fail failed, $skip skipped"
-[ "$fail" -eq 0 ]
+summary signals skipped

@@ -13,13 +13,9 @@
 # Usage: tests/integration/stage.sh
 set -u
 top=$(readlink -f "$(dirname "$(readlink -f "$0")")/../..")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   - $1"; }
-not_ok() { fail=$((fail + 1)); echo "FAIL - $1"; }
-check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
+# shellcheck source=tests/lib.sh
+. "$top/tests/lib.sh"
+tmpdir
 cd "$tmp" || exit 1
 
 long="run make deps-kernel deps-kernels as root to install QEMU and linux-source-6.1, then make check again"
@@ -119,5 +115,4 @@ check "kernel build progress: another user's build in the cache is not reported 
 sh "$top/scripts/kbuild-progress.sh" kc sh -c "exit 7" >/dev/null 2>&1
 check "kernel build progress: the build's exit status" '[ $? -eq 7 ]'
 
-echo "stage: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary stage

@@ -13,24 +13,12 @@ set -u
 TC=$(readlink -f "$1")
 here=$(dirname "$(readlink -f "$0")")
 top=$(readlink -f "$here/../..")
-tmp=$(mktemp -d)
-# mount point of the private-namespace looks at tracefs (removed with $tmp)
-export TC_SNAP_MNT="$tmp/mnt"
-mkdir -p "$TC_SNAP_MNT"
-STATE=/run/tracecost/state
-bg=""
+# shellcheck source=tests/lib.sh
+. "$top/tests/lib.sh"
+tmpdir
 cleanup() {
-	[ -n "$bg" ] && kill -9 -"$bg" 2>/dev/null
-	rm -rf "$tmp"
+	[ -n "${bg:-}" ] && kill -9 -"$bg" 2>/dev/null
 }
-trap cleanup EXIT
-pass=0
-fail=0
-skipped=0
-
-ok() { pass=$((pass + 1)); echo "ok   - $1"; }
-not_ok() { fail=$((fail + 1)); echo "FAIL - $1"; }
-skip() { skipped=$((skipped + 1)); echo "skip - $1"; }
 
 root=0
 [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null && root=1
@@ -201,7 +189,7 @@ fi
 # ---- on the real tracefs ------------------------------------------------
 if ! state_wait; then
 	not_ok "a state file of no live run is there ($STATE): not running the tracefs tests"
-	echo "system: $pass passed, $fail failed, $skipped skipped"
+	summary system skipped
 	exit 1
 fi
 snap >"$tmp/before"
@@ -398,5 +386,4 @@ mounted >"$tmp/mnt1"
 cmp -s "$tmp/mnt0" "$tmp/mnt1" && ok "no tracefs or debugfs mount added or removed" ||
 	not_ok "mounts changed: $(diff "$tmp/mnt0" "$tmp/mnt1")"
 
-echo "system: $pass passed, $fail failed, $skipped skipped"
-[ "$fail" -eq 0 ]
+summary system skipped

@@ -1,9 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Shell helpers for integration tests that look at this machine's tracefs
-# (sourced; needs $TC_SNAP_MNT, an empty directory): every setting a run
-# could change, read through a private mount namespace so that looking
-# mounts nothing anyone else sees. Used by system.sh and noise.sh.
+# (sourced after tests/lib.sh's tmpdir): every setting a run could change,
+# read through a private mount namespace so that looking mounts nothing
+# anyone else sees. Used by system.sh, noise.sh and signals.sh; compare.sh
+# and runs.sh for lock_wait. Sets:
+#   TC_SNAP_MNT	the mount point of those looks, $tmp/mnt (removed with $tmp)
+#   STATE	the state file of a run, /run/tracecost/state
+#   bg		"": the pid of what a test runs in the background, for the
+#		script's cleanup() to kill
+export TC_SNAP_MNT="$tmp/mnt"
+mkdir -p "$TC_SNAP_MNT"
+STATE=/run/tracecost/state
+bg=""
 
 # snap: the settings, one file after another
 snap() {

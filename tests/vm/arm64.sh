@@ -157,5 +157,4 @@ rc=$?
 [ $rc -eq 0 ] && jqcheck "$T/s.json" '.suite == "system" and .vm.deterministic' "system suite in the arm64 guest" ||
 	not_ok "system suite: exit $rc: $(head -3 "$T/s.err")"
 
-echo "$vm_name: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary "$vm_name"

@@ -34,5 +34,4 @@ for k in "$@"; do
 		grep -E '^(TEST .* FAIL|  (after|bad) )' "$vm/$k.txt"
 	fi
 done
-echo "$vm_name: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary "$vm_name"

@@ -4,7 +4,7 @@
 # tests/vm/lib.sh: what the QEMU tests share (tests/vm/run.sh on Debian's
 # kernel, tests/vm/stress.sh on the debug kernel of make kernels,
 # tests/vm/noise.sh with an isolated CPU, tests/vm/vm.sh): TAP-like
-# counters, Debian's kernel, the busybox initramfs, one boot through
+# counters and lines (tests/lib.sh), Debian's kernel, the busybox initramfs, one boot through
 # tracecost vm with its console checks, and the JSON the guest sends back.
 # Source it after setting O (the build directory, with tracecost), top and
 # vm (the work directory).
@@ -13,10 +13,8 @@
 # ok|FAIL <detail>" lines and JSON between "@@BEGIN <name>" and "@@END" to
 # its data port, and "@@DONE" last; the console has the kernel log.
 
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   - $1"; }
-not_ok() { fail=$((fail + 1)); echo "FAIL - $1"; }
+# shellcheck source=tests/lib.sh
+. "$top/tests/lib.sh"
 die() { echo "${vm_name:-check-kernel}: $*" >&2; exit 1; }
 
 # vm_debian_kernel: Debian's kernel of linux-headers-amd64 (the one fetch of

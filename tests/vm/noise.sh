@@ -78,5 +78,4 @@ else
 	not_ok "none.json came back as JSON"
 fi
 
-echo "check-noise-vm: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary check-noise-vm

@@ -114,5 +114,4 @@ if [ "${DETERMINISTIC:-1}" = 1 ]; then
 	done
 fi
 
-echo "check-kernel: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary check-kernel

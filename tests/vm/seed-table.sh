@@ -20,10 +20,8 @@ set -u
 O=$(readlink -f "$1")
 KC=$(readlink -f "$2")
 r=$O/seed-table
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   - $1"; }
-not_ok() { fail=$((fail + 1)); echo "FAIL - $1"; }
+# shellcheck source=tests/lib.sh
+. "$(dirname "$(readlink -f "$0")")/../lib.sh"
 
 # med FILE PAIR CONFIG [STAT]
 med() {
@@ -105,5 +103,4 @@ else
 	not_ok "options off, code changed: $(tail -3 "$r/same-code.txt" | tr '\n' ' ')"
 fi
 
-echo "check-seed-table: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary check-seed-table

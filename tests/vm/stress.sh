@@ -33,5 +33,4 @@ vm_initrd "$vm/initrd.gz" "$top/tests/vm/guest-stress.sh" "$vm/tracecost.ko" "$O
 vm_boot stress stress "${STRESS_TIMEOUT:-1800}" "$kernel" "$vm/initrd.gz" \
 	"sysctl.kernel.hung_task_timeout_secs=3 tcraces=${RACES:-200}" --smp 2
 
-echo "$vm_name: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary "$vm_name"
