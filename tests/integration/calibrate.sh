@@ -13,13 +13,10 @@
 # Usage: tests/integration/calibrate.sh path/to/tracecost
 set -u
 TC=$(readlink -f "$1")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   - $1"; }
-not_ok() { fail=$((fail + 1)); echo "FAIL - $1"; }
-check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
+top=$(readlink -f "$(dirname "$(readlink -f "$0")")/../..")
+# shellcheck source=tests/lib.sh
+. "$top/tests/lib.sh"
+tmpdir
 # lock_wait (and the tracefs helpers, unused here)
 . "$(dirname "$(readlink -f "$0")")/tracefs-lib.sh"
 cd "$tmp" || exit 1
@@ -155,5 +152,4 @@ rc=$?
 check "Ctrl-C in the pause: exit 130, no calibration written, no temporary left" \
 	'[ $rc -eq 130 ] && [ ! -e int.json ] && [ "$(leftovers)" -le "$before" ]'
 
-echo "calibrate: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary calibrate

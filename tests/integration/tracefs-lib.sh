@@ -172,7 +172,7 @@ lock_wait() {
 	_ino=$(stat -c %i /run/tracecost/lock 2>/dev/null) || return 0
 	_i=0
 	while grep -Eq "FLOCK .* [0-9a-f]+:[0-9a-f]+:$_ino " /proc/locks && [ $_i -lt 600 ]; do
-		[ $_i -eq 0 ] && echo "note - waiting for another tracecost run to release /run/tracecost/lock"
+		[ $_i -eq 0 ] && echo "note - waiting for another tracecost run to release /run/tracecost/lock" >&2
 		sleep 1
 		_i=$((_i + 1))
 	done
