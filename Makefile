@@ -39,9 +39,9 @@ O		?= build
 OPTFLAGS	?= -O2
 WARNFLAGS	:= -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes \
 		   -Wmissing-prototypes -Wformat=2 -Wvla
-PKGS		:= liburcu-memb jansson libtracefs libtraceevent
+PKGS		:= liburcu-memb liburcu-qsbr jansson libtracefs libtraceevent
 PKG_CFLAGS	:= $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS	:= $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lurcu-memb -lurcu-common -ljansson -ltracefs -ltraceevent)
+PKG_LIBS	:= $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lurcu-memb -lurcu-qsbr -lurcu-common -ljansson -ltracefs -ltraceevent)
 BASE_CFLAGS	:= -std=gnu11 -g -pthread -fno-strict-aliasing -fno-omit-frame-pointer \
 		   -Iinclude -Ilib $(PKG_CFLAGS) \
 		   -DTC_VERSION='"$(VERSION)"' -DTC_GIT_SHA='"$(GIT_SHA)"' \
@@ -76,7 +76,7 @@ CLI_OBJS	:= $(CLI_SRCS:%.c=$(O)/%.o)
 WORKLOAD_SRCS	:= $(sort $(wildcard workloads/*.c))
 WORKLOAD_OBJS	:= $(WORKLOAD_SRCS:%.c=$(O)/%.o)
 # One object per configuration of the toggle subject, from one source file.
-SUBJECT_CFGS	:= stock call callp static staticp
+SUBJECT_CFGS	:= stock call callp static staticp staticq
 SUBJECT_OBJS	:= $(SUBJECT_CFGS:%=$(O)/subjects/toggle_%.o)
 # The user suite's peer columns (--peers), one object per column from
 # subjects/peer_subject.c; USDT and LTTng-UST columns when their headers are
@@ -152,6 +152,9 @@ subj_cfg_call	:= -DTC_SUBJECT_HOOKS=1 -DTC_SUBJECT_PROBES=0
 subj_cfg_callp	:= -DTC_SUBJECT_HOOKS=1 -DTC_SUBJECT_PROBES=1
 subj_cfg_static	:= -DTC_SUBJECT_HOOKS=2 -DTC_SUBJECT_PROBES=0
 subj_cfg_staticp := -DTC_SUBJECT_HOOKS=2 -DTC_SUBJECT_PROBES=1
+# static+q (--peers qsbr): static+ whose tracepoints dispatch without a read
+# side in QSBR threads (TC_DEFINE_TRACEPOINT_QSBR; the sampler's are)
+subj_cfg_staticq := -DTC_SUBJECT_HOOKS=2 -DTC_SUBJECT_PROBES=1 -DTC_SUBJECT_QSBR=1
 
 # Functions and loops of the subject aligned to a cache line, so that where
 # the linker puts each configuration's object cannot change how the front end
@@ -306,7 +309,7 @@ $(O)/tracecost.pc: Makefile
 		'includedir=$${prefix}/$(patsubst $(PREFIX)/%,%,$(INCLUDEDIR))' '' \
 		'Name: tracecost' \
 		'Description: userspace static keys, tracepoints and per-thread recording rings' \
-		'Version: $(VERSION)' 'Requires: liburcu-memb' \
+		'Version: $(VERSION)' 'Requires: liburcu-memb liburcu-qsbr' \
 		'Requires.private: jansson libtracefs libtraceevent' \
 		'Libs: -L$${libdir} -ltracecost' 'Libs.private: -lm -pthread' \
 		'Cflags: -I$${includedir} -pthread' > $@
@@ -449,7 +452,7 @@ deps-check:
 $(O)/tracecost-static: $(CLI_OBJS) $(SUBJECT_OBJS) $(PEER_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC)
 	$(quiet) LD $(@:$(O)/%=%)
 	$(Q)$(CC) -static -o $@ $(CLI_OBJS) $(SUBJECT_OBJS) $(PEER_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC) \
-		-lurcu-memb -lurcu-common -ljansson -ltracefs -ltraceevent -lelf -lz -lcapstone \
+		-lurcu-memb -lurcu-qsbr -lurcu-common -ljansson -ltracefs -ltraceevent -lelf -lz -lcapstone \
 		-ldl -lm -pthread
 
 # The kernel suite, booted under QEMU with Debian's kernel (tests/vm/run.sh).

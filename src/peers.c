@@ -21,6 +21,9 @@
  *  flag:   flag and flag+ (recording probe through the same dispatch as
  *	    static+).
  *  floor:  a counter read (rdtsc) + a 32-byte store into a per-thread ring at every toggle.
+ *  qsbr:   static+q, our own: static+ whose tracepoints dispatch with no RCU
+ *	    read side in the sampler's threads (QSBR readers; issue 17), the
+ *	    recording probe through the same site; compared with static.
  *
  * A peer that was not built (headers missing at build time) is a column
  * saying "not built"; an enabled column that cannot be set up says why and
@@ -63,8 +66,8 @@
 #define TC_PEER_LIBDIR "/usr/local/lib/tracecost"
 #endif
 
-enum { P_LTTNG, P_USDT, P_FLAG, P_FLOOR, NR_PEERS };
-static const char *const peer_names[NR_PEERS] = { "lttng", "usdt", "flag", "floor" };
+enum { P_LTTNG, P_USDT, P_FLAG, P_FLOOR, P_QSBR, NR_PEERS };
+static const char *const peer_names[NR_PEERS] = { "lttng", "usdt", "flag", "floor", "qsbr" };
 static unsigned int selected;
 
 /* How an enabled column's events are counted. */
@@ -89,6 +92,8 @@ struct pcol {
 };
 
 static struct pcol cols[] = {
+	{ .name = "static+q", .id = "staticq", .peer = P_QSBR, .off = "static",
+	  .count = CNT_PROBE },
 	{ .name = "flag", .id = "flag", .peer = P_FLAG, .off = NULL, .count = CNT_NONE },
 	{ .name = "flag+", .id = "flagp", .peer = P_FLAG, .off = "flag", .count = CNT_PROBE },
 	{ .name = "usdt", .id = "usdt", .peer = P_USDT, .off = NULL, .count = CNT_NONE },
@@ -118,12 +123,12 @@ void tc_peers_parse(const char *arg)
 			if (!strcmp(tok, peer_names[i]))
 				break;
 		if (i == NR_PEERS)
-			tc_cli_usage("--peers: unknown peer '%s' (all, lttng, usdt, flag, floor)", tok);
+			tc_cli_usage("--peers: unknown peer '%s' (all, lttng, usdt, flag, floor, qsbr)", tok);
 		selected |= 1u << i;
 	}
 	free(dup);
 	if (!selected)
-		tc_cli_usage("--peers: empty list (all, lttng, usdt, flag, floor)");
+		tc_cli_usage("--peers: empty list (all, lttng, usdt, flag, floor, qsbr)");
 }
 
 int tc_peers_selected(void)
@@ -697,6 +702,8 @@ static const struct tc_subject *subject_of(const char *id)
 		return &tc_subject_flagp;
 	if (!strcmp(id, "floor"))
 		return &tc_subject_floor;
+	if (!strcmp(id, "staticq"))
+		return &tc_subject_staticq;
 #if TC_HAVE_USDT
 	if (!strcmp(id, "usdt"))
 		return &tc_subject_usdt;
@@ -1138,10 +1145,10 @@ void tc_peers_print(const struct tc_peers_view *v, FILE *f)
 	for (i = 0; i < NR_PCOLS; i++)
 		if ((selected & (1u << cols[i].peer)) && cols[i].why[0])
 			fprintf(f, "%s: %s\n", cols[i].name, cols[i].why);
-	fprintf(f, "Events: static+, call+, flag+ = our recording probe's ring (recorded +"
-		" overwritten); usdt+ =\nthe uprobe's hits (uprobe_profile); floor = ring heads;"
-		" lttng+ = tracepoint calls\n(LTTng does not count what its overwrite buffers"
-		" kept; its discarded events shown).\n\n");
+	fprintf(f, "Events: static+, call+, static+q, flag+ = our recording probe's ring"
+		" (recorded +\noverwritten); usdt+ = the uprobe's hits (uprobe_profile); floor ="
+		" ring heads;\nlttng+ = tracepoint calls (LTTng does not count what its overwrite"
+		" buffers kept;\nits discarded events shown).\n\n");
 
 	/* 3. Instructions/bytes per site with tracing off, from the objects. */
 	t = new_table(v, 0, tc, &n, "Peers, tracing off: instructions/bytes per site", "site");

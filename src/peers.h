@@ -16,7 +16,7 @@
 /* Columns a run can have at most: the five of the suite and every peer's. */
 #define TC_PEERS_MAX_COLUMNS	16
 
-/* Parse --peers all|LIST (lttng,usdt,flag,floor); bad input exits 2. */
+/* Parse --peers all|LIST (lttng,usdt,flag,floor,qsbr); bad input exits 2. */
 void tc_peers_parse(const char *arg);
 
 /* Whether --peers was given. */

@@ -122,8 +122,9 @@ static void usage(void)
 	       "  --format FORMAT  tables as text (default), markdown or csv\n"
 	       "  --raw FILE       write raw samples as CSV\n"
 	       "  --raw-max N      rows kept for --raw (default 1000000)\n"
-	       "  --peers LIST     also measure peers: all, or lttng,usdt,flag,floor (enabled\n"
-	       "                   usdt needs root; see tracecost(1))\n\n"
+	       "  --peers LIST     also measure peers: all, or lttng,usdt,flag,floor,qsbr\n"
+	       "                   (qsbr: our static+q, static+ without a per-event RCU read\n"
+	       "                   side; enabled usdt needs root; see tracecost(1))\n\n"
 	       "Other suites: tracecost run --suite kernel --help, --suite system --help.\n"
 	       "Single-pair samples cannot resolve less than the counter's step (printed in\n"
 	       "the header); compare means with --batch 16 or more.\n");
