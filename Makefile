@@ -290,6 +290,8 @@ MAN3_LINKS	:= tc_static_key_enable:tc_static_key tc_static_key_disable:tc_static
 		   TC_DEFINE_TRACEPOINT:tc_tracepoint tc_tracepoint_probe_register:tc_tracepoint \
 		   tc_tracepoint_probe_unregister:tc_tracepoint \
 		   tc_tracepoint_synchronize_unregister:tc_tracepoint \
+		   TC_DEFINE_TRACEPOINT_QSBR:tc_tracepoint tc_thread_qsbr_register:tc_tracepoint \
+		   tc_thread_quiescent:tc_tracepoint tc_thread_offline:tc_tracepoint \
 		   tc_recorder_create:tc_recorder tc_recorder_destroy:tc_recorder \
 		   tc_recorder_totals:tc_recorder tc_recorder_read:tc_recorder \
 		   tc_record_probe:tc_recorder
@@ -640,10 +642,12 @@ bench: deps
 	@sh bench/nop.sh $(TRACECOST)
 	@sh bench/system.sh $(TRACECOST)
 	@sh bench/verdicts.sh $(TRACECOST)
+	@$(MAKE) --no-print-directory O=$(O)-lfence EXTRA_CFLAGS=-DTC_SAMPLE_LFENCE $(O)-lfence/tracecost
+	@sh bench/floor.sh $(O)-lfence/tracecost
 
 # Disassembly of the toggle subject, one file per configuration.
 asm: $(SUBJECT_OBJS)
 	@for f in $(SUBJECT_OBJS); do $(CROSS_COMPILE)objdump -d --no-show-raw-insn $$f > $${f%.o}.asm; echo $${f%.o}.asm; done
 
 clean:
-	rm -rf build build-san build-tsan build-arm64
+	rm -rf build build-san build-tsan build-arm64 build-lfence
