@@ -96,14 +96,25 @@
  *    price: an online QSBR thread that stops reporting (blocks in a read
  *    of a pipe, waits at a barrier the writer would release) stalls every
  *    register/unregister until it reports: go offline first.
- * The enabled site, measured (x86-64, gcc 12 -O2, objdump of build/subjects/
- * toggle_staticq.o, function __tc_do_trace_irq_disable): the site's jump
- * to its out-of-line block, the call, then
- *	mov urcu_qsbr_reader@gottpoff(%rip),%rax; cmpq $0,%fs:(%rax); je memb
- *	mov funcs(%rip),%rbx; test %rbx,%rbx; je ret
- *	mov 0x8(%rbx),%rdi; ...; call *(%rbx); add $0x10,%rbx; cmpq $0,(%rbx); jne
- * and the return: no store, no barrier, no second TLS access besides the
- * probe's own. See BENCHMARKS.md (bench/floor.sh) for its cost.
+ * What the enabled site executes (x86-64, gcc 12.2 -O2, objdump -dr of
+ * build/subjects/toggle_staticq.o; loop_irq and __tc_do_trace_irq_disable):
+ * at the site, the patched jmp to the out-of-line block, the toggle's own
+ * state test, the ip/parent_ip set-up and the call:
+ *	jmp 1f; 1: movzbl %fs:irq,%eax; movb $1,%fs:irq; test %al,%al; jne back
+ *	mov 0x8(%rbp),%rsi; lea site(%rip),%rdi; call __tc_do_trace_irq_disable
+ * then the dispatcher, 12 instructions, no frame, no store, no barrier:
+ *	mov urcu_qsbr_reader@gottpoff(%rip),%rax; mov %rsi,%rdx
+ *	cmpq $0,%fs:(%rax); je __tc_do_trace_memb_irq_disable	(offline)
+ *	mov funcs(%rip),%rax; test %rax,%rax; je ret		(no probe)
+ *	cmpq $0,0x10(%rax); jne __tc_do_trace_many_irq_disable	(2+ probes)
+ *	mov 0x8(%rax),%rcx; mov %rdi,%rsi; mov (%rax),%rax; mov %rcx,%rdi
+ *	jmp *%rax						(the probe)
+ * and the probe, which returns straight to the site. static+'s dispatcher
+ * (toggle_staticp.o) runs about 50 instructions for one probe: a frame of
+ * five saved registers, the lazy-registration test, the nesting counter's
+ * TLS load and store on lock and on unlock, three tests of the membarrier
+ * mode, the grace-period futex test, and a real call of the probe. See
+ * BENCHMARKS.md (bench/floor.sh) for the cost.
  *
  * Rules (callers):
  *  - probes run inside an RCU read-side critical section: they must not call
