@@ -39,9 +39,9 @@ O		?= build
 OPTFLAGS	?= -O2
 WARNFLAGS	:= -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes \
 		   -Wmissing-prototypes -Wformat=2 -Wvla
-PKGS		:= liburcu-memb jansson libtracefs libtraceevent
+PKGS		:= liburcu-memb liburcu-qsbr jansson libtracefs libtraceevent
 PKG_CFLAGS	:= $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS	:= $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lurcu-memb -lurcu-common -ljansson -ltracefs -ltraceevent)
+PKG_LIBS	:= $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lurcu-memb -lurcu-qsbr -lurcu-common -ljansson -ltracefs -ltraceevent)
 BASE_CFLAGS	:= -std=gnu11 -g -pthread -fno-strict-aliasing -fno-omit-frame-pointer \
 		   -Iinclude -Ilib $(PKG_CFLAGS) \
 		   -DTC_VERSION='"$(VERSION)"' -DTC_GIT_SHA='"$(GIT_SHA)"' \
@@ -76,7 +76,7 @@ CLI_OBJS	:= $(CLI_SRCS:%.c=$(O)/%.o)
 WORKLOAD_SRCS	:= $(sort $(wildcard workloads/*.c))
 WORKLOAD_OBJS	:= $(WORKLOAD_SRCS:%.c=$(O)/%.o)
 # One object per configuration of the toggle subject, from one source file.
-SUBJECT_CFGS	:= stock call callp static staticp
+SUBJECT_CFGS	:= stock call callp static staticp staticq
 SUBJECT_OBJS	:= $(SUBJECT_CFGS:%=$(O)/subjects/toggle_%.o)
 # The user suite's peer columns (--peers): one table, subjects/peers.def,
 # read here with sed (one entry a line, fields without blanks once quotes
@@ -95,7 +95,9 @@ peer_have	= $(if $(filter -,$(1)),1,$(if $(filter header:%,$(1)),$(shell printf 
 		  '\043include <%s>\n' $(patsubst header:%,%,$(1)) | $(CC) -E -x c - >/dev/null 2>&1 && \
 		  echo 1),$(shell $(PKG_CONFIG) --exists $(patsubst pc:%,%,$(1)) 2>/dev/null && echo 1)))
 PEERS_BUILT	:= $(foreach r,$(PEER_ROWS),$(if $(call peer_have,$(call peer_f,$(r),2)),$(call peer_f,$(r),1)))
-PEER_CFGS	:= $(foreach c,$(PEER_COLUMNS),$(if $(filter $(call peer_f,$(c),1),$(PEERS_BUILT)),$(call peer_f,$(c),4)))
+# (a column of one of the toggle subject's configurations, static+q, is
+# built by the toggle rule: no peer object)
+PEER_CFGS	:= $(filter-out $(SUBJECT_CFGS),$(foreach c,$(PEER_COLUMNS),$(if $(filter $(call peer_f,$(c),1),$(PEERS_BUILT)),$(call peer_f,$(c),4))))
 PEER_OBJS	:= $(PEER_CFGS:%=$(O)/subjects/peer_%.o)
 UNIT_SRCS	:= $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS	:= $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/%)
@@ -161,6 +163,9 @@ subj_cfg_call	:= -DTC_SUBJECT_HOOKS=1 -DTC_SUBJECT_PROBES=0
 subj_cfg_callp	:= -DTC_SUBJECT_HOOKS=1 -DTC_SUBJECT_PROBES=1
 subj_cfg_static	:= -DTC_SUBJECT_HOOKS=2 -DTC_SUBJECT_PROBES=0
 subj_cfg_staticp := -DTC_SUBJECT_HOOKS=2 -DTC_SUBJECT_PROBES=1
+# static+q (--peers qsbr): static+ whose tracepoints dispatch without a read
+# side in QSBR threads (TC_DEFINE_TRACEPOINT_QSBR; the sampler's are)
+subj_cfg_staticq := -DTC_SUBJECT_HOOKS=2 -DTC_SUBJECT_PROBES=1 -DTC_SUBJECT_QSBR=1
 
 # Functions and loops of the subject aligned to a cache line, so that where
 # the linker puts each configuration's object cannot change how the front end
@@ -290,6 +295,8 @@ MAN3_LINKS	:= tc_static_key_enable:tc_static_key tc_static_key_disable:tc_static
 		   TC_DEFINE_TRACEPOINT:tc_tracepoint tc_tracepoint_probe_register:tc_tracepoint \
 		   tc_tracepoint_probe_unregister:tc_tracepoint \
 		   tc_tracepoint_synchronize_unregister:tc_tracepoint \
+		   TC_DEFINE_TRACEPOINT_QSBR:tc_tracepoint tc_thread_qsbr_register:tc_tracepoint \
+		   tc_thread_quiescent:tc_tracepoint tc_thread_offline:tc_tracepoint \
 		   tc_recorder_create:tc_recorder tc_recorder_destroy:tc_recorder \
 		   tc_recorder_totals:tc_recorder tc_recorder_read:tc_recorder \
 		   tc_record_probe:tc_recorder
@@ -309,7 +316,7 @@ $(O)/tracecost.pc: Makefile
 		'includedir=$${prefix}/$(patsubst $(PREFIX)/%,%,$(INCLUDEDIR))' '' \
 		'Name: tracecost' \
 		'Description: userspace static keys, tracepoints and per-thread recording rings' \
-		'Version: $(VERSION)' 'Requires: liburcu-memb' \
+		'Version: $(VERSION)' 'Requires: liburcu-memb liburcu-qsbr' \
 		'Requires.private: jansson libtracefs libtraceevent' \
 		'Libs: -L$${libdir} -ltracecost' 'Libs.private: -lm -pthread' \
 		'Cflags: -I$${includedir} -pthread' > $@
@@ -456,7 +463,7 @@ deps-check:
 $(O)/tracecost-static: $(CLI_OBJS) $(SUBJECT_OBJS) $(PEER_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC)
 	$(quiet) LD $(@:$(O)/%=%)
 	$(Q)$(CC) -static -o $@ $(CLI_OBJS) $(SUBJECT_OBJS) $(PEER_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC) \
-		-lurcu-memb -lurcu-common -ljansson -ltracefs -ltraceevent -lelf -lz -lcapstone \
+		-lurcu-memb -lurcu-qsbr -lurcu-common -ljansson -ltracefs -ltraceevent -lelf -lz -lcapstone \
 		-ldl -lm -pthread
 
 # The kernel suite, booted under QEMU with Debian's kernel (tests/vm/run.sh).
@@ -644,10 +651,12 @@ bench: deps
 	@sh bench/nop.sh $(TRACECOST)
 	@sh bench/system.sh $(TRACECOST)
 	@sh bench/verdicts.sh $(TRACECOST)
+	@$(MAKE) --no-print-directory O=$(O)-lfence EXTRA_CFLAGS=-DTC_SAMPLE_LFENCE $(O)-lfence/tracecost
+	@sh bench/floor.sh $(O)-lfence/tracecost
 
 # Disassembly of the toggle subject, one file per configuration.
 asm: $(SUBJECT_OBJS)
 	@for f in $(SUBJECT_OBJS); do $(CROSS_COMPILE)objdump -d --no-show-raw-insn $$f > $${f%.o}.asm; echo $${f%.o}.asm; done
 
 clean:
-	rm -rf build build-san build-tsan build-arm64
+	rm -rf build build-san build-tsan build-arm64 build-lfence

@@ -6,6 +6,12 @@
  * and is taken only by thread_init, totals and destroy, never by the probe.
  * Each ring is written by its own thread only; the TLS slot table maps a
  * recorder's slot to the calling thread's ring.
+ *
+ * The probe's common path is a leaf with no saved register: the ring's
+ * first allocation and the CPU number without rseq are cold functions of
+ * their own, and overruns are not counted per event but derived from the
+ * head (every event past the ring's size overwrote one: head - size).
+ * Measured with bench/floor.sh (issue 17).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,7 +31,6 @@
 struct tc_ring {
 	struct tc_ring *next;		/* rec->rings, under rec->lock */
 	uint64_t head;			/* events written by the owner */
-	uint64_t overruns;		/* events overwritten */
 	uint32_t mask;
 	struct tc_event ev[];
 };
@@ -41,17 +46,28 @@ static TC_TLS struct tc_ring *tls_rings[TC_RECORDER_MAX];
 static unsigned int next_slot;	/* under slot_lock */
 static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
 
-int tc_current_cpu(void)
+/* The CPU without rseq (or before the thread's rseq registration). */
+static tc_noinline __attribute__((cold)) int current_cpu_slow(void)
 {
-	if (__rseq_size >= 8) {
+	return sched_getcpu();
+}
+
+static tc_always_inline int current_cpu(void)
+{
+	if (tc_likely(__rseq_size >= 8)) {
 		const volatile uint32_t *cpu_id = (const volatile uint32_t *)
 			((char *)__builtin_thread_pointer() + __rseq_offset + 4);
 		int cpu = (int)*cpu_id;
 
-		if (cpu >= 0)
+		if (tc_likely(cpu >= 0))
 			return cpu;
 	}
-	return sched_getcpu();
+	return current_cpu_slow();
+}
+
+int tc_current_cpu(void)
+{
+	return current_cpu();
 }
 
 int tc_recorder_create(unsigned int nr_events, struct tc_recorder **out)
@@ -123,7 +139,9 @@ void tc_recorder_totals(struct tc_recorder *rec, uint64_t *events, uint64_t *ove
 	pthread_mutex_lock(&rec->lock);
 	for (r = rec->rings; r; r = r->next) {
 		*events += r->head;
-		*overruns += r->overruns;
+		/* overwrite mode: each event past the ring's size replaced one */
+		if (r->head > (uint64_t)r->mask + 1)
+			*overruns += r->head - r->mask - 1;
 	}
 	pthread_mutex_unlock(&rec->lock);
 }
@@ -158,24 +176,60 @@ int tc_recorder_last(struct tc_recorder *rec, struct tc_event *ev)
 	return 0;
 }
 
+/* The end of an event without rseq: the CPU from sched_getcpu(). */
+static tc_noinline __attribute__((cold)) void record_end_slow(struct tc_ring *r,
+							       struct tc_event *ev, uint64_t h)
+{
+	ev->cpu = (uint32_t)current_cpu_slow();
+	r->head = h + 1;
+}
+
+/*
+ * One event. Everything that needs a call is a tail call (the CPU without
+ * rseq, last), so the common path saves no register.
+ */
+static tc_always_inline void record(struct tc_ring *r, unsigned long ip,
+				    unsigned long parent_ip)
+{
+	uint64_t h = r->head;
+	struct tc_event *ev = &r->ev[h & r->mask];
+
+	ev->ts = tc_clock_read_fast();
+	ev->ip = ip;
+	ev->parent_ip = parent_ip;
+	ev->pad = 0;
+	if (tc_likely(__rseq_size >= 8)) {
+		int cpu = (int)*(const volatile uint32_t *)
+			((char *)__builtin_thread_pointer() + __rseq_offset + 4);
+
+		if (tc_likely(cpu >= 0)) {
+			ev->cpu = (uint32_t)cpu;
+			r->head = h + 1;
+			return;
+		}
+	}
+	record_end_slow(r, ev, h);
+}
+
+/* The thread's first event for @rec: its ring first (malloc). */
+static tc_noinline __attribute__((cold)) void record_first(struct tc_recorder *rec,
+							    unsigned long ip,
+							    unsigned long parent_ip)
+{
+	struct tc_ring *r = ring_alloc(rec);
+
+	if (r)
+		record(r, ip, parent_ip);
+}
+
 void tc_record_probe(void *data, unsigned long ip, unsigned long parent_ip)
 {
 	struct tc_recorder *rec = data;
 	struct tc_ring *r = tls_rings[rec->slot];
-	struct tc_event *ev;
 
 	if (tc_unlikely(!r)) {
-		r = ring_alloc(rec);
-		if (!r)
-			return;
+		record_first(rec, ip, parent_ip);
+		return;
 	}
-	if (r->head > r->mask)
-		r->overruns++;
-	ev = &r->ev[r->head & r->mask];
-	ev->ts = tc_clock_read_fast();
-	ev->ip = ip;
-	ev->parent_ip = parent_ip;
-	ev->cpu = (uint32_t)tc_current_cpu();
-	ev->pad = 0;
-	r->head++;
+	record(r, ip, parent_ip);
 }

@@ -13,6 +13,14 @@
  *    starts on all CPUs together.
  * Results are merged by main after every worker was joined (pthread_join
  * orders the workers' writes before main's reads).
+ *
+ * RCU: a worker is a memb reader (tc_thread_register()) and a QSBR reader
+ * (tc_thread_qsbr_register()) that is online only while a sample loop
+ * runs (take(): online, the loop, offline), so the QSBR tracepoints of a
+ * subject (static+q) dispatch with no read side inside the timed loops,
+ * and a grace period never waits for a worker longer than one loop call
+ * (TC_SAMPLER_CHUNK_NS): at gates, in accounting and calibration it is
+ * offline. Online and offline are full barriers, outside every timed region.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -246,6 +254,8 @@ static int worker_setup(struct worker *w)
 			return -EPERM;
 	}
 	tc_thread_register();
+	tc_thread_qsbr_register();
+	tc_thread_offline();
 	w->hist = malloc((size_t)nr_cells * sizeof(*w->hist));
 	w->top = calloc((size_t)nr_cells, sizeof(*w->top));
 	w->clamped = calloc((size_t)nr_cells, sizeof(*w->clamped));
@@ -318,7 +328,9 @@ static unsigned int take(struct worker *w, tc_loop_fn loop, int cell, unsigned i
 	while (done < n && !stopped(cfg)) {
 		m = n - done < c ? n - done : c;
 		t0 = now_ns();
+		tc_thread_online();
 		loop(w->buf + done, m, batch);
+		tc_thread_offline();
 		dt = now_ns() - t0;
 		done += m;
 		if (m == c) {
@@ -378,6 +390,7 @@ static void *worker_main(void *arg)
 	}
 out:
 	w->t_end = now_ns();
+	tc_thread_qsbr_unregister();
 	tc_thread_unregister();
 	return NULL;
 }

@@ -18,6 +18,13 @@
  *  - first probe: publish the array, then enable the key (sites never jump
  *    to a NULL array in vain, though that would be harmless). Last probe:
  *    disable the key, then publish NULL.
+ *  - a grace period is one of each flavour: urcu-memb (readers in lock/
+ *    unlock sections) then urcu-qsbr (online QSBR threads, which read the
+ *    arrays of QSBR tracepoints with no read side; tracepoint.h). A qsbr
+ *    grace period with no QSBR thread registered is a mutex and a list
+ *    test. Each flavour's grace period covers only its own readers, so
+ *    both are needed for every tracepoint: which flavour a reader uses is
+ *    decided per call, by the reading thread.
  */
 #define _LGPL_SOURCE		/* inline urcu-memb API; this file is LGPL */
 #include <errno.h>
@@ -26,6 +33,7 @@
 #include <string.h>
 
 #include <tracecost/tracepoint.h>
+#include <urcu/urcu-qsbr.h>
 
 const char *tc_tracepoint_urcu_read_side(void)
 {
@@ -42,6 +50,7 @@ char tc_tp_tsan_gp;
 static void tc_synchronize_rcu(void)
 {
 	urcu_memb_synchronize_rcu();
+	urcu_qsbr_synchronize_rcu();
 #ifdef TC_TP_TSAN
 	__tsan_acquire(&tc_tp_tsan_gp);
 #endif
@@ -183,6 +192,9 @@ static pthread_once_t tc_tp_thread_once = PTHREAD_ONCE_INIT;
 static pthread_key_t tc_tp_thread_key;
 static bool tc_tp_thread_key_ok;
 
+static pthread_key_t tc_tp_qsbr_key;
+static bool tc_tp_qsbr_key_ok;
+
 static void tc_tp_thread_exit(void *arg)
 {
 	(void)arg;
@@ -190,9 +202,21 @@ static void tc_tp_thread_exit(void *arg)
 		urcu_memb_unregister_thread();
 }
 
+static void tc_tp_qsbr_exit(void *arg)
+{
+	(void)arg;
+	if (URCU_TLS(urcu_qsbr_reader).registered) {
+#ifdef TC_TP_TSAN
+		__tsan_release(&tc_tp_tsan_gp);
+#endif
+		urcu_qsbr_unregister_thread();
+	}
+}
+
 static void tc_tp_thread_key_init(void)
 {
 	tc_tp_thread_key_ok = !pthread_key_create(&tc_tp_thread_key, tc_tp_thread_exit);
+	tc_tp_qsbr_key_ok = !pthread_key_create(&tc_tp_qsbr_key, tc_tp_qsbr_exit);
 }
 
 void tc_thread_register(void)
@@ -213,4 +237,59 @@ void tc_thread_unregister(void)
 	pthread_setspecific(tc_tp_thread_key, NULL);
 	if (URCU_TLS(urcu_memb_reader).registered)
 		urcu_memb_unregister_thread();
+}
+
+/*
+ * QSBR readers (tracepoint.h, TC_DEFINE_TRACEPOINT_QSBR). tc_tp_qsbr_key's
+ * value is non-NULL in a thread this library registered with liburcu-qsbr;
+ * its destructor unregisters the thread at exit. liburcu-qsbr's own
+ * "registered" flag guards against a second registration (a thread that
+ * registered itself with urcu_qsbr_register_thread() is left to its owner).
+ * Under TSan every end of a QSBR read side (quiescent state, offline,
+ * unregister) releases tc_tp_tsan_gp, as a memb unlock does.
+ */
+void tc_thread_qsbr_register(void)
+{
+	if (URCU_TLS(urcu_qsbr_reader).registered)
+		return;
+	pthread_once(&tc_tp_thread_once, tc_tp_thread_key_init);
+	urcu_qsbr_register_thread();		/* online from here on */
+	if (tc_tp_qsbr_key_ok)
+		pthread_setspecific(tc_tp_qsbr_key, (void *)1);
+}
+
+void tc_thread_qsbr_unregister(void)
+{
+	pthread_once(&tc_tp_thread_once, tc_tp_thread_key_init);
+	if (!tc_tp_qsbr_key_ok || !pthread_getspecific(tc_tp_qsbr_key))
+		return;		/* not registered by us */
+	pthread_setspecific(tc_tp_qsbr_key, NULL);
+	tc_tp_qsbr_exit(NULL);
+}
+
+void tc_thread_quiescent(void)
+{
+	if (!__tc_tp_qsbr_online())
+		return;
+#ifdef TC_TP_TSAN
+	__tsan_release(&tc_tp_tsan_gp);
+#endif
+	urcu_qsbr_quiescent_state();
+}
+
+void tc_thread_offline(void)
+{
+	if (!__tc_tp_qsbr_online())
+		return;
+#ifdef TC_TP_TSAN
+	__tsan_release(&tc_tp_tsan_gp);
+#endif
+	urcu_qsbr_thread_offline();
+}
+
+void tc_thread_online(void)
+{
+	if (!URCU_TLS(urcu_qsbr_reader).registered || __tc_tp_qsbr_online())
+		return;
+	urcu_qsbr_thread_online();
 }

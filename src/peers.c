@@ -594,10 +594,10 @@ void tc_peers_print(const struct tc_peers_view *v, FILE *f)
 	for (i = 0; i < NR_PCOLS; i++)
 		if ((selected & (1u << cols[i].peer)) && cols[i].why[0])
 			fprintf(f, "%s: %s\n", cols[i].name, cols[i].why);
-	fprintf(f, "Events: static+, call+, flag+ = our recording probe's ring (recorded +"
-		" overwritten); usdt+ =\nthe uprobe's hits (uprobe_profile); floor = ring heads;"
-		" lttng+ = tracepoint calls\n(LTTng does not count what its overwrite buffers"
-		" kept; its discarded events shown).\n\n");
+	fprintf(f, "Events: static+, call+, static+q, flag+ = our recording probe's ring"
+		" (recorded +\noverwritten); usdt+ = the uprobe's hits (uprobe_profile); floor ="
+		" ring heads;\nlttng+ = tracepoint calls (LTTng does not count what its overwrite"
+		" buffers kept;\nits discarded events shown).\n\n");
 
 	/* 3. Instructions/bytes per site with tracing off, from the objects. */
 	t = new_table(v, 0, tc, &n, "Peers, tracing off: instructions/bytes per site", "site");

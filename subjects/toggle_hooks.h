@@ -14,6 +14,9 @@
  *				class (ip, parent_ip): irq_disable, irq_enable,
  *				preempt_disable, preempt_enable; and SUBJECT_TPS,
  *				the initializer of struct tc_subject's .tp.
+ *	SUBJECT_QSBR		with SUBJECT_TRACEPOINTS: the tracepoints
+ *				dispatch through QSBR in QSBR threads
+ *				(TC_DEFINE_TRACEPOINT_STATIC_QSBR).
  *
  *	ON(ev)			the is-enabled test of event ev (one of the
  *				four names above), an expression expected to be
@@ -39,11 +42,21 @@
 #include <tracecost/tracepoint.h>
 
 #ifdef SUBJECT_TRACEPOINTS
-/* One file-local tracepoint of the preemptirq class: (ip, parent_ip). */
+/*
+ * One file-local tracepoint of the preemptirq class: (ip, parent_ip); with
+ * SUBJECT_QSBR defined (static+q), the QSBR dispatch of tracepoint.h.
+ */
+#ifdef SUBJECT_QSBR
+#define DEFINE_PREEMPTIRQ_TP(name)						\
+	TC_DEFINE_TRACEPOINT_STATIC_QSBR(name,					\
+				    TC_TP_PROTO(unsigned long ip, unsigned long parent_ip), \
+				    TC_TP_ARGS(ip, parent_ip))
+#else
 #define DEFINE_PREEMPTIRQ_TP(name)						\
 	TC_DEFINE_TRACEPOINT_STATIC(name,					\
 				    TC_TP_PROTO(unsigned long ip, unsigned long parent_ip), \
 				    TC_TP_ARGS(ip, parent_ip))
+#endif
 
 DEFINE_PREEMPTIRQ_TP(irq_disable);
 DEFINE_PREEMPTIRQ_TP(irq_enable);

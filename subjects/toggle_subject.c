@@ -2,9 +2,9 @@
 /*
  * subjects/toggle_subject.c - the toggle subject, built once per configuration.
  *
- * The Makefile compiles this file five times with
+ * The Makefile compiles this file six times with
  *   -DTC_SUBJECT_HOOKS=0|1|2 (none, call, static), -DTC_SUBJECT_PROBES=0|1,
- *   -DTC_SUBJECT_ID=stock|call|callp|static|staticp
+ *   [-DTC_SUBJECT_QSBR=1], -DTC_SUBJECT_ID=stock|call|callp|static|staticp|staticq
  * so the only difference between the columns is the instrumentation. Every
  * object has its own (file-local) tracepoints and keys: attaching probes for
  * one column never touches another.
@@ -16,6 +16,12 @@
  *  static: the patched shape (preemptirq v2/v3): inline toggle, then a
  *	    static-key test; while the key is off the hook is one 5-byte NOP.
  *  "+":    the same object with the recording probe attached (at run time).
+ *  static+q: static+ with TC_SUBJECT_QSBR: its tracepoints are QSBR ones
+ *	    (tracepoint.h, TC_DEFINE_TRACEPOINT_QSBR): in the sampler's
+ *	    threads, online QSBR readers while a loop runs, the probes are
+ *	    called with no RCU read-side code. Same site, same probe, same
+ *	    registration as static+: the two columns differ in the read side
+ *	    only (issue 17). Selected with --peers qsbr.
  *
  * Events follow the kernel's semantics (toggle.h): preempt events only on the
  * outermost transition, irq events only on a real state change.
@@ -44,6 +50,14 @@
 #if TC_SUBJECT_HOOKS != HOOKS_NONE
 /* The object's own tracepoints (toggle_hooks.h), for call and static. */
 #define SUBJECT_TRACEPOINTS
+#endif
+#if defined(TC_SUBJECT_QSBR) && TC_SUBJECT_QSBR
+#define SUBJECT_QSBR
+#define NAME_SUFFIX "+q"
+#elif TC_SUBJECT_PROBES
+#define NAME_SUFFIX "+"
+#else
+#define NAME_SUFFIX ""
 #endif
 
 #if TC_SUBJECT_HOOKS == HOOKS_STATIC
@@ -143,7 +157,7 @@ static tc_noinline void call_irq_restore(unsigned long flags)
 #include "sample_loops.h"
 
 const struct tc_subject TC_CONCAT(tc_subject_, TC_SUBJECT_ID) = {
-	.name = TC_SUBJECT_PROBES ? HOOKS_NAME "+" : HOOKS_NAME,
+	.name = HOOKS_NAME NAME_SUFFIX,
 	.id = TC_STR(TC_SUBJECT_ID),
 	.hooks = TC_SUBJECT_HOOKS == HOOKS_NONE ? "none" : HOOKS_NAME,
 	.probes = TC_SUBJECT_PROBES,

@@ -42,8 +42,9 @@ enum { TC_TP_IRQ_DISABLE, TC_TP_IRQ_ENABLE, TC_TP_PREEMPT_DISABLE,
 
 /**
  * struct tc_subject - one configuration (column) of the toggle subject
- * @name:	column name: "stock", "call", "call+", "static", "static+"
- * @id:		symbol-safe name: stock, call, callp, static, staticp
+ * @name:	column name: "stock", "call", "call+", "static", "static+",
+ *		"static+q"
+ * @id:		symbol-safe name: stock, call, callp, static, staticp, staticq
  * @hooks:	"none", "call" (out-of-line, unconditional check) or "static"
  * @probes:	1 when the recording probe is attached during runs ("+")
  * @loop:	sample loops per pair and kind
@@ -61,6 +62,8 @@ struct tc_subject {
 
 extern const struct tc_subject tc_subject_stock, tc_subject_call, tc_subject_callp,
 	tc_subject_static, tc_subject_staticp;
+/* static+ with QSBR tracepoints (issue 17; the user suite's --peers qsbr). */
+extern const struct tc_subject tc_subject_staticq;
 
 /* Per-thread state of the simulated critical section (--do-work). */
 extern TC_TLS unsigned int tc_work_state;
@@ -84,6 +87,28 @@ static tc_always_inline void tc_do_work(void)
 }
 
 /*
+ * __TC_SAMPLE_SEP() - what separates two batched BODYs: a compiler barrier;
+ * built with -DTC_SAMPLE_LFENCE (bench/floor.sh, in its own tree) an
+ * lfence on x86-64 (isb on AArch64), which lets no later instruction start
+ * before every earlier one has completed, so a sample is the sum of the
+ * pairs' latencies: out-of-order overlap of consecutive pairs cannot hide
+ * the cost of an event behind the next one's (Intel SDM vol. 2, LFENCE).
+ * The empty calibration loop carries the same fence, so its own cost is
+ * in the timer overhead O, not in the pair.
+ */
+#ifdef TC_SAMPLE_LFENCE
+#if defined(__x86_64__)
+#define __TC_SAMPLE_SEP()	__asm__ __volatile__("lfence" ::: "memory")
+#elif defined(__aarch64__)
+#define __TC_SAMPLE_SEP()	__asm__ __volatile__("isb" ::: "memory")
+#else
+#error "TC_SAMPLE_LFENCE: x86-64 and AArch64 only"
+#endif
+#else
+#define __TC_SAMPLE_SEP()	tc_barrier()
+#endif
+
+/*
  * TC_SAMPLE_LOOP() - body of a sample loop: @n samples of BODY, each timed by
  * two serialized counter reads. With @batch > 1 each sample times @batch
  * consecutive BODYs (unrolled by 8), for sub-tick resolution of means.
@@ -104,7 +129,7 @@ static tc_always_inline void tc_do_work(void)
 				_Pragma("GCC unroll 8")				\
 				for (__j = 0; __j < (batch); __j++) {		\
 					BODY;					\
-					tc_barrier();				\
+					__TC_SAMPLE_SEP();			\
 				}						\
 				(out)[__i] = tc_clock_read() - __t0;		\
 			}							\

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # tracecost run --suite user --peers: bad input, the peer tables with their
-# event counts (flag+ and floor record exactly 2 events per pair: asserted),
+# event counts (flag+, static+q and floor record exactly 2 events per pair:
+# asserted),
 # "needs root" for enabled usdt without root, and --peers all as root: every
 # column measured or saying why, nothing left behind (uprobes, instance,
 # state file, session daemon, temporary directory, /dev/shm files).
@@ -35,12 +36,13 @@ for p in $(echo "$list" | tr ',' ' '); do
 		ok "man page, PEERS: $p" || not_ok "man page, PEERS: $p missing"
 done
 
-# flag and floor: columns in every table, counts exact
+# flag, floor and qsbr (static+q): columns in every table, counts exact
 # shellcheck disable=SC2086
-if "$TC" run --suite user --peers flag,floor $small --json "$tmp/r.json" >"$tmp/out" 2>"$tmp/err"; then
-	ok "--peers flag,floor runs"
+if "$TC" run --suite user --peers flag,floor,qsbr $small --json "$tmp/r.json" >"$tmp/out" \
+	2>"$tmp/err"; then
+	ok "--peers flag,floor,qsbr runs"
 else
-	not_ok "--peers flag,floor: $(head -3 "$tmp/err")"
+	not_ok "--peers flag,floor,qsbr: $(head -3 "$tmp/err")"
 fi
 for t in "Peers, tracing off: cost over stock" "Peers, tracing on: cost per event" \
 	 "Peers, tracing off: instructions/bytes per site"; do
@@ -48,6 +50,8 @@ for t in "Peers, tracing off: cost over stock" "Peers, tracing on: cost per even
 done
 grep -q "^ *Metric .*flag .*flag+ .*floor" "$tmp/out" && ok "flag, flag+, floor in the pair tables" ||
 	not_ok "flag/floor columns missing in the pair tables"
+grep -q "^ *Metric .*static+ .*static+q" "$tmp/out" && ok "static+q in the pair tables" ||
+	not_ok "static+q column missing in the pair tables"
 # 2000 samples x 3 pairs x 2 events = 12000 events in the main run
 line=$(grep "events recorded" "$tmp/out" | tail -1)
 case "$line" in
@@ -56,11 +60,17 @@ case "$line" in
 esac
 per=$(grep "events per pair" "$tmp/out" | tail -1)
 n=$(echo "$per" | grep -o "2\.000" | wc -l)
-[ "$n" -ge 4 ] && ok "events per pair 2.000 for static+ call+ flag+ floor" || not_ok "$per"
+[ "$n" -ge 5 ] && ok "events per pair 2.000 for static+ call+ static+q flag+ floor" ||
+	not_ok "$per"
 jq -e '.user.peers.columns | map(.name) | index("floor") != null' "$tmp/r.json" >/dev/null &&
 	ok "result file has user.peers" || not_ok "result file without user.peers"
 jq -e '.user.peers.columns[] | select(.name == "flag+") | .events == 12000' "$tmp/r.json" \
 	>/dev/null && ok "result file: flag+ events" || not_ok "result file: flag+ events"
+jq -e '.user.peers.columns[] | select(.name == "static+q") | .events == 12000' "$tmp/r.json" \
+	>/dev/null && ok "result file: static+q events" || not_ok "result file: static+q events"
+jq -e '.user.configurations[] | select(.name == "static+q") | .probes == true' "$tmp/r.json" \
+	>/dev/null && ok "result file: static+q is a configuration with probes" ||
+	not_ok "result file: static+q configuration"
 
 # enabled usdt without root: the column says so, the rest runs
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then

@@ -2,8 +2,9 @@
 /*
  * The sampling engine: every sample accounted for (per cell, per CPU, per
  * repetition), snapshots consistent with the merged cells, the recording
- * probe's event count exact, raw rows consistent, bad configurations
- * refused, an early stop reported. No timing is asserted.
+ * probe's event count exact (static+ and static+q: the memb and the QSBR
+ * dispatch in the sampler's workers), raw rows consistent, bad
+ * configurations refused, an early stop reported. No timing is asserted.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,14 +22,15 @@
 
 static const struct tc_subject *const subjects[] = {
 	&tc_subject_stock, &tc_subject_call, &tc_subject_callp,
-	&tc_subject_static, &tc_subject_staticp,
+	&tc_subject_static, &tc_subject_staticp, &tc_subject_staticq,
 };
+#define NR_SUBJECTS	((int)(sizeof(subjects) / sizeof(subjects[0])))
 static const int pairs[] = { TC_PAIR_IRQ, TC_PAIR_PREEMPT, TC_PAIR_IRQ_SAVE };
 
 static struct tc_sampler_config base(const int *cpus, int nr_cpus)
 {
 	return (struct tc_sampler_config){
-		.cpus = cpus, .nr_cpus = nr_cpus, .subjects = subjects, .nr_subjects = 5,
+		.cpus = cpus, .nr_cpus = nr_cpus, .subjects = subjects, .nr_subjects = NR_SUBJECTS,
 		.pairs = pairs, .nr_pairs = 3, .samples = 1500, .batch = 1,
 		.highest = 10, .repeat = 2,
 	};
@@ -46,7 +48,7 @@ static void check_run(const int *cpus, int nr_cpus, int do_work, unsigned int ba
 	cfg.raw_max = 100;
 	assert_int_equal(tc_sampler_run(&cfg, &res), 0);
 	assert_false(res.interrupted);
-	for (c = 0; c < 15; c++) {
+	for (c = 0; c < NR_SUBJECTS * 3; c++) {
 		const struct tc_cell *cell = &res.cells[c];
 		uint64_t n = 0, sum = 0;
 		int k;
@@ -74,7 +76,7 @@ static void check_run(const int *cpus, int nr_cpus, int do_work, unsigned int ba
 	}
 	/* 2 events per pair and sample, 3 pairs; rings of TC_SAMPLER_RING_EVENTS */
 	per_thread = 6 * cfg.samples * cfg.repeat * (uint64_t)cfg.batch;
-	for (s = 0; s < 5; s++) {
+	for (s = 0; s < NR_SUBJECTS; s++) {
 		if (subjects[s]->probes) {
 			assert_int_equal(res.events[s], per_thread * (uint64_t)nr_cpus);
 			assert_int_equal(res.overruns[s],
@@ -88,7 +90,7 @@ static void check_run(const int *cpus, int nr_cpus, int do_work, unsigned int ba
 		const struct tc_raw_row *r = &res.raw[i];
 
 		assert_int_equal(r->ticks, r->raw > r->overhead ? r->raw - r->overhead : 0);
-		assert_true(r->subject < 5 && r->pair < 3 && r->rep < 2);
+		assert_true(r->subject < NR_SUBJECTS && r->pair < 3 && r->rep < 2);
 	}
 	tc_sampler_result_free(&res);
 }

@@ -2,12 +2,20 @@
 /*
  * test_stress.c - static keys and tracepoints under concurrent use.
  *
- * Two reader threads run, in a tight loop, a static-branch site and a
- * tracepoint site, while the main thread, in a seeded random order,
+ * Three reader threads run, in a tight loop, a static-branch site and two
+ * tracepoint sites, one memb tracepoint (stress) and one QSBR tracepoint
+ * (stress_q, TC_DEFINE_TRACEPOINT_STATIC_QSBR), while the main thread, in a
+ * seeded random order,
  *  - flips a static key (enable/disable pairs), and
- *  - registers a probe on the tracepoint, then unregisters it and calls
+ *  - registers a probe on both tracepoints, then unregisters them and calls
  *    tc_tracepoint_synchronize_unregister() (each cycle also patches the
- *    tracepoint's key twice and waits for a grace period),
+ *    tracepoints' keys twice and waits for grace periods).
+ * The readers differ in their read side: reader 0 is no QSBR reader (both
+ * tracepoints take the memb path, registered lazily), reader 1 is an
+ * online QSBR reader reporting a quiescent state every 32 iterations (the
+ * QSBR tracepoint's fast path, racing register/unregister), reader 2 a
+ * QSBR reader that goes offline every 32 iterations, yields, and comes back
+ * (both paths, switching),
  * TC_STRESS_OPS (default 100000) times in total, counting one per key flip
  * and one per register/unregister cycle.
  *
@@ -22,7 +30,8 @@
  *    (seqlock-style: odd while a flip runs) equals that epoch's key state;
  *  - bounds: per reader, probe calls <= tracepoint executions and branch
  *    hits <= branch executions; in total both are > 0 (the main thread
- *    waits, boundedly, for the first of each).
+ *    waits, boundedly, for the first of each), and the QSBR fast path
+ *    (reader 1's calls of the QSBR probe) ran.
  * Reproduce an order with TC_TEST_SEED=<seed printed>.
  */
 #define _GNU_SOURCE
@@ -45,9 +54,11 @@
 #include <tracecost/tracepoint.h>
 #include "helpers.h"
 
-#define NR_READERS	2
+#define NR_READERS	3
+#define QS_EVERY	32
 
 TC_DEFINE_TRACEPOINT_STATIC(stress, TC_TP_PROTO(unsigned long seq), TC_TP_ARGS(seq));
+TC_DEFINE_TRACEPOINT_STATIC_QSBR(stress_q, TC_TP_PROTO(unsigned long seq), TC_TP_ARGS(seq));
 static TC_DEFINE_STATIC_KEY_FALSE(stress_key);
 
 struct reader {
@@ -58,6 +69,7 @@ struct reader {
 	unsigned long checked;		/* branch reads inside a stable epoch */
 	unsigned long bad;		/* ... that disagreed with the epoch */
 	unsigned long probe_calls;	/* probe calls on this thread */
+	unsigned long q_calls;		/* ... of which from stress_q */
 } __attribute__((aligned(64)));
 
 static struct reader readers[NR_READERS];
@@ -81,6 +93,12 @@ static void stress_probe(void *data, unsigned long seq)
 	__atomic_store_n(&me->probe_calls, me->probe_calls + 1, __ATOMIC_RELAXED);
 }
 
+static void stress_probe_q(void *data, unsigned long seq)
+{
+	stress_probe(data, seq);
+	__atomic_store_n(&me->q_calls, me->q_calls + 1, __ATOMIC_RELAXED);
+}
+
 static tc_noinline bool key_site(void)
 {
 	return tc_static_branch_unlikely(&stress_key);
@@ -91,7 +109,11 @@ static void *reader_fn(void *arg)
 	struct reader *r = arg;
 	unsigned long i = 0;
 
+	int mode = (int)(r - readers);
+
 	me = r;
+	if (mode)
+		tc_thread_qsbr_register();
 	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
 		unsigned long e1 = __atomic_load_n(&key_epoch, __ATOMIC_ACQUIRE), e2;
 		bool v = key_site();
@@ -105,9 +127,20 @@ static void *reader_fn(void *arg)
 				r->bad++;
 		}
 		tc_trace_stress(i);
+		tc_trace_stress_q(i);
 		i++;
 		__atomic_store_n(&r->iters, i, __ATOMIC_RELAXED);
+		if (mode == 1 && !(i % QS_EVERY)) {
+			tc_thread_quiescent();
+		} else if (mode == 2 && !(i % QS_EVERY)) {
+			tc_thread_offline();
+			sched_yield();
+			tc_trace_stress_q(i);	/* offline: the memb path */
+			tc_thread_online();
+		}
 	}
+	if (mode)
+		tc_thread_qsbr_unregister();
 	return NULL;
 }
 
@@ -137,6 +170,19 @@ static bool wait_for(size_t off, unsigned long old)
 	double t0 = now();
 
 	while (sum(off) <= old) {
+		if (now() - t0 > 5.0)
+			return false;
+		sched_yield();
+	}
+	return true;
+}
+
+/* Waits (at most 5 s) for the online QSBR reader's first QSBR probe call. */
+static bool wait_q_fast(void)
+{
+	double t0 = now();
+
+	while (!__atomic_load_n(&readers[1].q_calls, __ATOMIC_RELAXED)) {
 		if (now() - t0 > 5.0)
 			return false;
 		sched_yield();
@@ -191,10 +237,15 @@ static void test_stress(void **state)
 			__atomic_store_n(&allowed_gen, gen, __ATOMIC_RELEASE);
 			assert_int_equal(tc_tracepoint_probe_register(&__tc_tp_stress,
 					(void *)stress_probe, (void *)(uintptr_t)gen), 0);
+			assert_int_equal(tc_tracepoint_probe_register(&__tc_tp_stress_q,
+					(void *)stress_probe_q, (void *)(uintptr_t)gen), 0);
 			if (!waited_probe) {
 				assert_true(wait_for(offsetof(struct reader, probe_calls), calls));
+				assert_true(wait_q_fast());
 				waited_probe = true;
 			}
+			assert_int_equal(tc_tracepoint_probe_unregister(&__tc_tp_stress_q,
+					(void *)stress_probe_q, (void *)(uintptr_t)gen), 0);
 			assert_int_equal(tc_tracepoint_probe_unregister(&__tc_tp_stress,
 					(void *)stress_probe, (void *)(uintptr_t)gen), 0);
 			tc_tracepoint_synchronize_unregister();
@@ -214,9 +265,10 @@ static void test_stress(void **state)
 	       flips, cycles, flips + cycles, t, t_flips * 1e6 / (double)(flips ? flips : 1),
 	       t_cycles * 1e6 / (double)(cycles ? cycles : 1));
 	printf("# readers: %lu iterations, %lu branch hits, %lu branch reads checked, "
-	       "%lu probe calls; int3 redirects %lu; violations %lu\n",
-	       SUM(iters), SUM(key_hits), SUM(checked), SUM(probe_calls),
-	       tc_static_key_int3_hits() - hits0, violations);
+	       "%lu probe calls (QSBR tracepoint: %lu, %lu on the online QSBR reader); "
+	       "int3 redirects %lu; violations %lu\n",
+	       SUM(iters), SUM(key_hits), SUM(checked), SUM(probe_calls), SUM(q_calls),
+	       readers[1].q_calls, tc_static_key_int3_hits() - hits0, violations);
 
 	assert_int_equal(violations, 0);
 	assert_true(flips + cycles >= target);
@@ -224,16 +276,21 @@ static void test_stress(void **state)
 		struct reader *r = &readers[i];
 
 		assert_int_equal(r->bad, 0);
-		assert_true(r->probe_calls <= r->iters);
+		/* two tracepoints per iteration, three for reader 2 */
+		assert_true(r->probe_calls <= 3 * r->iters);
+		assert_true(r->q_calls <= 2 * r->iters);
 		assert_true(r->key_hits <= r->iters);
 	}
 	assert_true(SUM(probe_calls) > 0);
+	assert_true(readers[1].q_calls > 0);
 	assert_true(SUM(key_hits) > 0);
 	assert_true(SUM(checked) > 0);
 	/* Everything is off again. */
 	assert_false(tc_static_key_enabled(&stress_key));
 	assert_false(tc_trace_stress_enabled());
 	assert_null(__tc_tp_stress.funcs);
+	assert_false(tc_trace_stress_q_enabled());
+	assert_null(__tc_tp_stress_q.funcs);
 }
 
 int main(void)

@@ -3,7 +3,9 @@
  * Toggle semantics of every hooked configuration of the toggle subject,
  * counted by a test probe: preempt events only on the outermost transition,
  * irq events only on a real state change, irq_save/restore likewise; the
- * recording probe's ring buffer (overwrite mode, overrun count).
+ * recording probe's ring buffer (overwrite mode, overrun count). static+q
+ * (QSBR tracepoints) twice: from a thread that is no QSBR reader (the memb
+ * path) and from an online QSBR reader (the fast path).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -46,6 +48,7 @@ DECL_SITES(call);
 DECL_SITES(callp);
 DECL_SITES(static);
 DECL_SITES(staticp);
+DECL_SITES(staticq);
 
 static unsigned long hits[TC_NR_SUBJECT_TPS];
 static unsigned long last_ip[TC_NR_SUBJECT_TPS];
@@ -152,6 +155,14 @@ static void test_call(void **state) { semantics(&call_sites); }
 static void test_callp(void **state) { semantics(&callp_sites); }
 static void test_static(void **state) { semantics(&static_sites); }
 static void test_staticp(void **state) { semantics(&staticp_sites); }
+static void test_staticq(void **state) { semantics(&staticq_sites); }
+
+static void test_staticq_qsbr(void **state)
+{
+	tc_thread_qsbr_register();
+	semantics(&staticq_sites);
+	tc_thread_qsbr_unregister();
+}
 
 static void test_stock(void **state)
 {
@@ -173,10 +184,12 @@ static void test_stock(void **state)
 static void test_loops_fire(void **state)
 {
 	static uint64_t out[64];
-	const struct tc_subject *subs[] = { &tc_subject_call, &tc_subject_static };
+	const struct tc_subject *subs[] = { &tc_subject_call, &tc_subject_static,
+					    &tc_subject_staticq };
 	size_t i;
 
-	for (i = 0; i < 2; i++) {
+	tc_thread_qsbr_register();	/* static+q: the QSBR fast path */
+	for (i = 0; i < 3; i++) {
 		attach(subs[i]);
 		subs[i]->loop[TC_PAIR_IRQ][TC_LOOP_PLAIN](out, 64, 1);
 		EXPECT(64, 64, 0, 0);
@@ -188,6 +201,7 @@ static void test_loops_fire(void **state)
 		assert_int_equal(tc_preempt_count(), 0);
 		assert_int_equal(tc_irqs_disabled(), 0);
 	}
+	tc_thread_qsbr_unregister();
 }
 
 /* The recording probe: overwrite mode, overrun count, fields filled in. */
@@ -252,6 +266,8 @@ int main(void)
 		cmocka_unit_test(test_callp),
 		cmocka_unit_test(test_static),
 		cmocka_unit_test(test_staticp),
+		cmocka_unit_test(test_staticq),
+		cmocka_unit_test(test_staticq_qsbr),
 		cmocka_unit_test(test_loops_fire),
 		cmocka_unit_test(test_recorder),
 		cmocka_unit_test(test_recorder_on_tracepoint),

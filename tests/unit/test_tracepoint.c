@@ -4,11 +4,16 @@
  * probes, error codes (-EEXIST, -ENOENT, -EINVAL), key enabled iff probes are
  * attached, call order and data of several probes, no call without probes,
  * the out-of-line __tc_do_trace_* shape, macro names, and lazy RCU
- * registration of a thread that exits.
+ * registration of a thread that exits; the QSBR tracepoints
+ * (TC_DEFINE_TRACEPOINT_QSBR): an online QSBR thread calls the probes
+ * without the memb read side (it never gets registered with liburcu-memb),
+ * offline or unregistered threads take the memb path, and a grace period
+ * waits for an online QSBR reader inside a probe.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -17,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include <tracecost/compiler.h>
@@ -36,9 +42,20 @@ TC_DEFINE_TRACEPOINT(TP_NAME, TC_TP_PROTO(int a, unsigned long b), TC_TP_ARGS(a,
 TC_DEFINE_TRACEPOINT_STATIC(local, TC_TP_PROTO(unsigned long ip, unsigned long parent_ip),
 			    TC_TP_ARGS(ip, parent_ip));
 
+/* QSBR ones: a declared/defined global and a file-local one. */
+TC_DECLARE_TRACEPOINT(unit_qglobal, TC_TP_PROTO(unsigned long ip, unsigned long parent_ip),
+		      TC_TP_ARGS(ip, parent_ip));
+TC_DEFINE_TRACEPOINT_QSBR(unit_qglobal, TC_TP_PROTO(unsigned long ip, unsigned long parent_ip),
+			  TC_TP_ARGS(ip, parent_ip));
+TC_DEFINE_TRACEPOINT_STATIC_QSBR(qlocal,
+				 TC_TP_PROTO(unsigned long ip, unsigned long parent_ip),
+				 TC_TP_ARGS(ip, parent_ip));
+
 /* The sites, out of line so that each tracepoint has one site here. */
 static tc_noinline void site_basic(int a, unsigned long b) { tc_trace_unit_basic(a, b); }
 static tc_noinline void site_local(unsigned long ip) { tc_trace(local, ip, ip + 1); }
+static tc_noinline void site_qlocal(unsigned long ip) { tc_trace_qlocal(ip, ip + 1); }
+static tc_noinline void site_qglobal(unsigned long ip) { tc_trace_unit_qglobal(ip, ip + 1); }
 
 /* What the probes saw. */
 struct rec {
@@ -321,6 +338,167 @@ static void test_threads(void **state)
 	tc_thread_unregister();
 }
 
+/* QSBR: which read side a thread took, seen from liburcu-memb's registry flag. */
+static bool memb_registered(void)
+{
+	return URCU_TLS(urcu_memb_reader).registered;
+}
+
+struct qcount {
+	unsigned long calls;
+	unsigned long last_ip;
+	char tag;
+};
+
+static char qorder[8];
+static int qorder_len;
+
+static void probe_q(void *data, unsigned long ip, unsigned long parent_ip)
+{
+	struct qcount *c = data;
+
+	assert_int_equal(parent_ip, ip + 1);
+	c->calls++;
+	c->last_ip = ip;
+	if (qorder_len < (int)sizeof(qorder) - 1)
+		qorder[qorder_len++] = c->tag;
+}
+
+static void *qsbr_thread(void *arg)
+{
+	struct qcount a = { .tag = 'a' }, b = { .tag = 'b' };
+
+	(void)arg;
+	assert_false(memb_registered());
+	tc_thread_quiescent();		/* not a QSBR reader yet: no-op */
+	tc_thread_offline();
+	tc_thread_online();
+	tc_thread_qsbr_register();
+	tc_thread_qsbr_register();	/* idempotent */
+
+	/* One probe: the fast path (a tail call), no memb read side. */
+	assert_int_equal(tc_register_trace_qlocal(probe_q, &a), 0);
+	site_qlocal(10);
+	site_qlocal(11);
+	assert_int_equal(a.calls, 2);
+	assert_int_equal(a.last_ip, 11);
+	assert_false(memb_registered());
+	tc_thread_quiescent();
+
+	/* Two probes: the out-of-line walk, in registration order. */
+	assert_int_equal(tc_register_trace_qlocal(probe_q, &b), 0);
+	qorder_len = 0;
+	site_qlocal(20);
+	assert_string_equal(qorder, "ab");
+	assert_int_equal(b.calls, 1);
+	assert_false(memb_registered());
+
+	/* Offline: the memb path, which registers this thread lazily. */
+	tc_thread_offline();
+	site_qlocal(30);
+	assert_int_equal(a.calls, 4);
+	assert_int_equal(b.calls, 2);
+	assert_true(memb_registered());
+	tc_thread_online();
+
+	/* Unregistering from an online QSBR reader does not wait for itself. */
+	assert_int_equal(tc_unregister_trace_qlocal(probe_q, &a), 0);
+	assert_int_equal(tc_unregister_trace_qlocal(probe_q, &b), 0);
+	site_qlocal(40);
+	assert_int_equal(a.calls, 4);
+	assert_false(tc_trace_qlocal_enabled());
+
+	tc_thread_qsbr_unregister();
+	tc_thread_qsbr_unregister();	/* no-op */
+	tc_thread_quiescent();		/* no-op again */
+	return NULL;
+}
+
+static void test_qsbr(void **state)
+{
+	struct qcount g = { .tag = 'g' };
+	pthread_t th;
+
+	(void)state;
+	assert_int_equal(pthread_create(&th, NULL, qsbr_thread, NULL), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+
+	/* A thread that is no QSBR reader (this one) takes the memb path. */
+	assert_int_equal(tc_register_trace_unit_qglobal(probe_q, &g), 0);
+	site_qglobal(5);
+	assert_int_equal(g.calls, 1);
+	assert_int_equal(g.last_ip, 5);
+	assert_int_equal(tc_unregister_trace_unit_qglobal(probe_q, &g), 0);
+	site_qglobal(6);
+	assert_int_equal(g.calls, 1);
+}
+
+/*
+ * A grace period waits for an online QSBR reader: the reader is held inside
+ * the probe; unregister, in a third thread, must not return before the
+ * probe returned and the reader reported a quiescent state. Asserted as
+ * an order of events (no timing: the sleep only gives a wrong
+ * implementation the chance to show itself).
+ */
+static int q_inside, q_release, q_stop, q_unreg_done, q_probe_done;
+
+static void probe_hold(void *data, unsigned long ip, unsigned long parent_ip)
+{
+	(void)data;
+	(void)ip;
+	(void)parent_ip;
+	__atomic_store_n(&q_inside, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&q_release, __ATOMIC_ACQUIRE))
+		sched_yield();
+	/* unregister must still be waiting: this probe is running */
+	if (!__atomic_load_n(&q_unreg_done, __ATOMIC_ACQUIRE))
+		__atomic_store_n(&q_probe_done, 1, __ATOMIC_RELEASE);
+}
+
+static void *hold_reader(void *arg)
+{
+	(void)arg;
+	tc_thread_qsbr_register();
+	site_qlocal(1);			/* held in probe_hold */
+	while (!__atomic_load_n(&q_stop, __ATOMIC_ACQUIRE)) {
+		tc_thread_quiescent();
+		site_qlocal(2);		/* no probe any more, or still the same */
+		sched_yield();
+	}
+	tc_thread_qsbr_unregister();
+	return NULL;
+}
+
+static void *hold_unregister(void *arg)
+{
+	(void)arg;
+	assert_int_equal(tc_unregister_trace_qlocal(probe_hold, NULL), 0);
+	__atomic_store_n(&q_unreg_done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void test_qsbr_grace_period(void **state)
+{
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = 50 * 1000 * 1000 };
+	pthread_t reader, unreg;
+
+	(void)state;
+	assert_int_equal(tc_register_trace_qlocal(probe_hold, NULL), 0);
+	assert_int_equal(pthread_create(&reader, NULL, hold_reader, NULL), 0);
+	while (!__atomic_load_n(&q_inside, __ATOMIC_ACQUIRE))
+		sched_yield();
+	assert_int_equal(pthread_create(&unreg, NULL, hold_unregister, NULL), 0);
+	nanosleep(&ts, NULL);
+	assert_int_equal(__atomic_load_n(&q_unreg_done, __ATOMIC_ACQUIRE), 0);
+	__atomic_store_n(&q_release, 1, __ATOMIC_RELEASE);
+	assert_int_equal(pthread_join(unreg, NULL), 0);
+	assert_int_equal(q_probe_done, 1);
+	assert_int_equal(q_unreg_done, 1);
+	__atomic_store_n(&q_stop, 1, __ATOMIC_RELEASE);
+	assert_int_equal(pthread_join(reader, NULL), 0);
+	assert_false(tc_trace_qlocal_enabled());
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -331,6 +509,8 @@ int main(void)
 		cmocka_unit_test(test_order),
 		cmocka_unit_test(test_static_tracepoint),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_qsbr),
+		cmocka_unit_test(test_qsbr_grace_period),
 	};
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
