@@ -126,7 +126,7 @@ RUN_ARGS	?= --runs 5 --repeat 2 --samples 1000000
 	check-kernel deps-kernel check-kernel-if-available check-fuzz kernels deps-kernels \
 	check-kernel-debug check-noise-vm check-noise-vm-if-available check-vm \
 	check-vm-if-available seed-table check-seed-table check-vm-arm64 \
-	check-vm-arm64-if-available check-balance site-cost
+	check-vm-arm64-if-available check-balance site-cost check-patches
 all: $(TRACECOST) $(UNIT_BINS) $(LIBTC_SO) $(if $(CROSS_COMPILE),,$(SITECHECK))
 
 $(O)/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h) Makefile
@@ -514,6 +514,11 @@ check-balance: deps-kernel
 	@$(MAKE) --no-print-directory $(TRACECOST) $(O)/tracecost-static
 	@$(MAKE) --no-print-directory kernels KERNELS="$(BALANCE_KERNELS)" KERNEL_CACHE="$(KERNEL_CACHE)"
 	@sh tests/vm/balance.sh $(O) $(KERNEL_CACHE) $(BALANCE_KERNELS)
+
+# Every patch of kernel/patches/ through the kernel's scripts/checkpatch.pl
+# --no-tree (from linux-source-6.1): 0 errors, 0 warnings (kernel/checkpatch.sh).
+check-patches:
+	@KERNEL_CACHE="$(KERNEL_CACHE)" sh kernel/checkpatch.sh
 
 # Per-site cost of the preempt/irq toggles and the whole-vmlinux growth they
 # add up to (kernel/site-cost.sh; doc/seed-table.md): stock and preemptirq.
