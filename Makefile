@@ -137,7 +137,7 @@ RUN_ARGS	?= --runs 5 --repeat 2 --samples 1000000
 	check-kernel deps-kernel check-kernel-if-available check-fuzz kernels deps-kernels \
 	check-kernel-debug check-noise-vm check-noise-vm-if-available check-vm \
 	check-vm-if-available seed-table check-seed-table check-vm-arm64 \
-	check-vm-arm64-if-available check-balance site-cost
+	check-vm-arm64-if-available check-balance site-cost check-patches
 all: $(TRACECOST) $(UNIT_BINS) $(LIBTC_SO) $(if $(CROSS_COMPILE),,$(SITECHECK))
 
 $(O)/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h) Makefile
@@ -518,16 +518,26 @@ seed-table: deps-kernel
 # TRACE_IRQFLAGS reference (tests/vm/balance.sh, about 2 min per kernel)
 check-seed-table: seed-table
 	@sh tests/vm/seed-table.sh $(O) $(KERNEL_CACHE)
-	@sh tests/vm/balance.sh $(O) $(KERNEL_CACHE) $(BALANCE_KERNELS)
+	@ARCH=x86_64 sh tests/vm/balance.sh $(O) $(KERNEL_CACHE) $(BALANCE_KERNELS)
 
 # The preemptirq events of each CPU balanced (tests/vm/balance.sh): irq and
 # preempt disables and enables alternate in a -smp 2 guest's stream.
-# irqsoff is the TRACE_IRQFLAGS reference.
+# irqsoff is the TRACE_IRQFLAGS reference. ARCH=arm64: the arm64 kernels
+# (make check-balance ARCH=arm64 BALANCE_KERNELS=preemptirq) and the static
+# tracecost of the cross build in $(O)-arm64.
 BALANCE_KERNELS	?= preemptirq irqsoff
 check-balance: deps-kernel
 	@$(MAKE) --no-print-directory $(TRACECOST) $(O)/tracecost-static
-	@$(MAKE) --no-print-directory kernels KERNELS="$(BALANCE_KERNELS)" KERNEL_CACHE="$(KERNEL_CACHE)"
-	@sh tests/vm/balance.sh $(O) $(KERNEL_CACHE) $(BALANCE_KERNELS)
+	@$(MAKE) --no-print-directory kernels KERNELS="$(BALANCE_KERNELS)" KERNEL_CACHE="$(KERNEL_CACHE)" \
+		ARCH="$(ARCH)"
+	@case "$(ARCH)" in arm64|aarch64) $(MAKE) --no-print-directory CROSS_COMPILE=aarch64-linux-gnu- \
+		O=$(O)-arm64 $(O)-arm64/tracecost-static ;; esac
+	@ARCH="$(ARCH)" sh tests/vm/balance.sh $(O) $(KERNEL_CACHE) $(BALANCE_KERNELS)
+
+# Every patch of kernel/patches/ through the kernel's scripts/checkpatch.pl
+# --no-tree (from linux-source-6.1): 0 errors, 0 warnings (kernel/checkpatch.sh).
+check-patches:
+	@KERNEL_CACHE="$(KERNEL_CACHE)" sh kernel/checkpatch.sh
 
 # Per-site cost of the preempt/irq toggles and the whole-vmlinux growth they
 # add up to (kernel/site-cost.sh; doc/seed-table.md): stock and preemptirq.

@@ -9,8 +9,10 @@
 # preempt_disable/preempt_enable (at least 100 of each in every record).
 # Part of make check-seed-table (preemptirq: our series; irqsoff: the
 # TRACE_IRQFLAGS and preemptoff-tracer hooks, the reference).
-# Usage: tests/vm/balance.sh BUILD_DIR KERNEL_CACHE NAME...
-#   (BUILD_DIR/tracecost-static and KERNEL_CACHE/NAME must exist)
+# Usage: [ARCH=arm64] tests/vm/balance.sh BUILD_DIR KERNEL_CACHE NAME...
+#   (BUILD_DIR/tracecost-static and KERNEL_CACHE/NAME must exist; with
+#   ARCH=arm64, BUILD_DIR-arm64/tracecost-static, KERNEL_CACHE/arm64/NAME
+#   and Debian's arm64 busybox, make deps-kernels ARCH=arm64)
 set -u
 O=$(readlink -f "$1")
 kc=$(readlink -f "$2")
@@ -21,12 +23,20 @@ vm_name=balance
 mkdir -p "$vm"
 . "$top/tests/vm/lib.sh"
 [ $# -gt 0 ] || die "usage: tests/vm/balance.sh BUILD_DIR KERNEL_CACHE NAME..."
-[ -x "$O/tracecost-static" ] || die "$O/tracecost-static is missing (make $O/tracecost-static)"
+case "${ARCH:-x86_64}" in
+x86_64|x86|amd64) static=$O/tracecost-static kdir=$kc image=arch/x86/boot/bzImage ;;
+arm64|aarch64)
+	static=$O-arm64/tracecost-static kdir=$kc/arm64 image=arch/arm64/boot/Image
+	export VM_ARCH=arm64 VM_BUSYBOX=/var/lib/tracecost/arm64/busybox
+	[ -x "$VM_BUSYBOX" ] || die "$VM_BUSYBOX is missing (make deps-kernels ARCH=arm64)" ;;
+*) die "ARCH=$ARCH is not x86_64 or arm64" ;;
+esac
+[ -x "$static" ] || die "$static is missing (make $static)"
 
-vm_initrd "$vm/initrd.gz" "$top/tests/vm/guest-balance.sh" - "$O/tracecost-static"
+vm_initrd "$vm/initrd.gz" "$top/tests/vm/guest-balance.sh" - "$static"
 for k in "$@"; do
-	kernel=$kc/$k/arch/x86/boot/bzImage
-	[ -r "$kernel" ] || die "no kernel $k in $kc (make kernels KERNELS=$k)"
+	kernel=$kdir/$k/$image
+	[ -r "$kernel" ] || die "no kernel $k in $kdir (make kernels ARCH=${ARCH:-x86_64} KERNELS=$k)"
 	VM_RETRY_STALL=1 vm_boot "$k" balance "${BALANCE_TIMEOUT:-600}" "$kernel" "$vm/initrd.gz" \
 		"" --smp 2
 	# the first unbalanced events of a failing stream, as the guest sent them

@@ -16,18 +16,20 @@
 # its first event may be either kind. A CPU whose record has fewer than
 # MIN events of a kind fails: the check must have something to check; and
 # a filtered stream, unbalanced on purpose, must fail the same check.
-# Results: "TEST <name> ok|FAIL <detail>" lines on /dev/ttyS1, then the
-# first unbalanced events of each failing stream, then "@@DONE".
+# Results: "TEST <name> ok|FAIL <detail>" lines on the data port ($tcdata:
+# /dev/ttyS1 on x86-64, /dev/hvc0 on arm64), then the first unbalanced
+# events of each failing stream, then "@@DONE".
 /bin/busybox --install -s /bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t tmpfs tmp /tmp
-stty -F /dev/ttyS1 raw -echo 2>/dev/null
+PORT=${tcdata:-/dev/ttyS1}
+stty -F "$PORT" raw -echo 2>/dev/null
 T=/sys/kernel/tracing
 MIN=100
-out() { echo "$*" >/dev/ttyS1; }
+out() { echo "$*" >"$PORT"; }
 t() { if [ "$2" = ok ]; then out "TEST $1 ok $3"; else out "TEST $1 FAIL $3"; fi; }
 finish() {
 	out "@@DONE"
@@ -99,9 +101,11 @@ check() {
 	END { printf "%d %d %d\n", n[kind "_disable:"], n[kind "_enable:"], nbad }'
 }
 # hw CPU: irq events reported by the entry code and the idle loop (the
-# transitions the hardware makes), by the function they were reported from
+# transitions the hardware makes), by the function they were reported from:
+# the generic entry code (x86-64), arm64's el0_*/el1_* handlers and the
+# functions of arch/arm64/kernel/entry-common.c, default_idle_call()
 hw() {
-	grep -o -E 'irq_(en|dis)able: caller=(syscall_enter_from_user_mode|syscall_exit_to_user_mode|irqentry_enter|irqentry_exit|irqentry_exit_to_user_mode|exit_to_user_mode|default_idle_call)[+.]' |
+	grep -o -E 'irq_(en|dis)able: caller=(syscall_enter_from_user_mode|syscall_exit_to_user_mode|irqentry_enter|irqentry_exit|irqentry_exit_to_user_mode|exit_to_user_mode|enter_from_kernel_mode|exit_to_kernel_mode|asm_exit_to_user_mode|el[01]h?_[a-z0-9_]+|default_idle_call)[+.]' |
 		sed 's/[+.]$//; s/caller=//' | sort | uniq -c | awk '{ printf "%s%s %s x%d", sep, $2, $3, $1; sep = ", " }'
 }
 
@@ -116,7 +120,7 @@ while [ $cpu -lt "$ncpu" ]; do
 			t "$kind-balance-cpu$cpu" FAIL "fewer than $MIN events of a kind: $fig"
 		elif [ "$3" -ne 0 ]; then
 			t "$kind-balance-cpu$cpu" FAIL "$fig"
-			sed "s/^/  /" "/tmp/bad.$kind.$cpu" >/dev/ttyS1
+			sed "s/^/  /" "/tmp/bad.$kind.$cpu" >"$PORT"
 		else
 			t "$kind-balance-cpu$cpu" ok "$fig"
 		fi

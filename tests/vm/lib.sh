@@ -40,13 +40,15 @@ vm_debian_kernel() {
 }
 
 # vm_initrd OUT INIT KO STATIC-TRACECOST: a gzip'ed newc initramfs with
-# busybox, the static tracecost, tracecost.ko (none when KO is "-"), the
-# guests' preamble kernel/vm/guest-lib.sh and INIT as /init.
+# busybox ($VM_BUSYBOX, default /bin/busybox; an arm64 guest's is
+# /var/lib/tracecost/arm64/busybox), the static tracecost, tracecost.ko (none
+# when KO is "-"), the guests' preamble kernel/vm/guest-lib.sh and INIT as
+# /init.
 vm_initrd() {
 	_root=$vm/root
 	rm -rf "$_root"
 	mkdir -p "$_root/bin" "$_root/proc" "$_root/sys" "$_root/dev" "$_root/tmp" "$_root/run"
-	cp /bin/busybox "$_root/bin/busybox"
+	cp "${VM_BUSYBOX:-/bin/busybox}" "$_root/bin/busybox"
 	cp "$4" "$_root/tracecost"
 	[ "$3" = - ] || cp "$3" "$_root/tracecost.ko"
 	cp "$top/kernel/vm/guest-lib.sh" "$_root/guest-lib.sh"
