@@ -18,6 +18,62 @@
 #include "cli.h"
 #include "columns.h"
 
+/*
+ * The group of @FILE (@cs->path is "@FILE"): the file names of FILE, one a
+ * line (empty lines skipped, names relative to the current directory).
+ */
+static void colspec_list(struct tc_cli_colspec *cs)
+{
+	const char *list = cs->path + 1;
+	size_t cap = 0, len = 0, n = 0;
+	char *line;
+	FILE *f;
+	int c;
+
+	if (!*list)
+		tc_cli_usage("'%.200s': no file after '@' (@FILE lists a group's files, one "
+			     "a line)", cs->path);
+	f = fopen(list, "r");
+	if (!f)
+		tc_cli_usage("%.200s: cannot open the list of a group (@FILE): %s", list,
+			     strerror(errno));
+	/* the whole list, each line ended by a NUL */
+	while ((c = getc(f)) != EOF) {
+		if (len + 2 > cap) {
+			char *nb = realloc(cs->buf, cap = cap ? cap * 2 : 4096);
+
+			if (!nb)
+				tc_cli_fail("out of memory");
+			cs->buf = nb;
+		}
+		if (!c)
+			tc_cli_usage("%.200s: a NUL byte in the list of a group (@FILE)", list);
+		cs->buf[len++] = c == '\n' ? 0 : (char)c;
+		n += c == '\n';
+	}
+	if (ferror(f))
+		tc_cli_usage("%.200s: %s", list, strerror(errno));
+	fclose(f);
+	if (!cs->buf)
+		tc_cli_usage("%.200s: an empty list of a group (@FILE: one file a line)", list);
+	cs->buf[len] = 0;
+	cs->files = calloc(n + 2, sizeof(*cs->files));
+	if (!cs->files)
+		tc_cli_fail("out of memory");
+	for (line = cs->buf; line < cs->buf + len; line += strlen(line) + 1) {
+		size_t l = strlen(line);
+
+		if (l && line[l - 1] == '\r')
+			line[--l] = 0;		/* a list written on Windows */
+		if (l >= 4096)
+			tc_cli_usage("%.200s: a file name of %zu characters", list, l);
+		if (l)
+			cs->files[cs->nr_files++] = line;
+	}
+	if (!cs->nr_files)
+		tc_cli_usage("%.200s: an empty list of a group (@FILE: one file a line)", list);
+}
+
 void tc_cli_colspec_parse(const char *spec, struct tc_cli_colspec *cs)
 {
 	const char *colon = strrchr(spec, ':');
@@ -28,7 +84,8 @@ void tc_cli_colspec_parse(const char *spec, struct tc_cli_colspec *cs)
 	memset(cs, 0, sizeof(*cs));
 	len = strlen(spec);
 	if (len >= sizeof(cs->path))
-		tc_cli_usage("'%.40s...': a column argument of %zu characters (at most %zu)",
+		tc_cli_usage("'%.40s...': a column argument of %zu characters (at most %zu; "
+			     "@FILE reads a group's files from FILE)",
 			     spec, len, sizeof(cs->path) - 1);
 	if (!len)
 		tc_cli_usage("an empty column argument (FILE[,FILE...][:CONFIG])");
@@ -40,6 +97,11 @@ void tc_cli_colspec_parse(const char *spec, struct tc_cli_colspec *cs)
 				     "one configuration; FILE alone gives them all)", spec);
 		cs->path[colon - spec] = 0;
 		cs->config = cs->path + (colon - spec) + 1;
+	}
+	/* @FILE: the group listed in FILE, unless the argument names a file */
+	if (cs->path[0] == '@' && stat(cs->path, &st)) {
+		colspec_list(cs);
+		return;
 	}
 	cs->buf = strdup(cs->path);
 	cs->files = calloc(strlen(cs->path) / 2 + 2, sizeof(*cs->files));

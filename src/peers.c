@@ -542,14 +542,22 @@ static void lttng_teardown(void)
 	int status, i;
 
 	if (sessiond_pid > 0) {
-		lttng("destroy", LTTNG_SESSION, NULL, NULL, NULL);
-		kill(sessiond_pid, SIGTERM);
-		for (i = 0; i < 500; i++) {
+		/*
+		 * After a signal nothing is kept: the daemon and its consumer
+		 * (its process group) are killed at once; a daemon still
+		 * starting up takes seconds to honour a SIGTERM.
+		 */
+		if (!tc_cli_stop) {
+			lttng("destroy", LTTNG_SESSION, NULL, NULL, NULL);
+			kill(sessiond_pid, SIGTERM);
+		}
+		for (i = 0; i < 500 && !tc_cli_stop; i++) {
 			if (waitpid(sessiond_pid, &status, WNOHANG) == sessiond_pid)
 				break;
 			usleep(10000);
 		}
-		if (i == 500) {
+		if (i == 500 || tc_cli_stop) {
+			kill(-sessiond_pid, SIGKILL);
 			kill(sessiond_pid, SIGKILL);
 			waitpid(sessiond_pid, &status, 0);
 		}
@@ -626,6 +634,12 @@ static int lttng_setup(char *why, size_t len)
 		int null = open("/dev/null", O_RDWR);
 
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		/*
+		 * Its own process group: a Ctrl-C reaches this run, which stops
+		 * the daemon in order, not the daemon's consumer behind its back
+		 * (a destroy then waited on a dead consumer for ever).
+		 */
+		setpgid(0, 0);
 		if (null >= 0) {
 			dup2(null, 0);
 			dup2(null, 1);
@@ -637,7 +651,7 @@ static int lttng_setup(char *why, size_t len)
 		_exit(127);
 	}
 	/* Ready when its client socket is there (up to 10 s). */
-	for (i = 0; i < 1000 && !exists(client); i++) {
+	for (i = 0; i < 1000 && !exists(client) && !tc_cli_stop; i++) {
 		if (waitpid(sessiond_pid, &st, WNOHANG) == sessiond_pid) {
 			sessiond_pid = 0;
 			snprintf(why, len, "lttng-sessiond could not start (exit %d)",
@@ -647,15 +661,16 @@ static int lttng_setup(char *why, size_t len)
 		}
 		usleep(10000);
 	}
-	if (!exists(client)) {
-		snprintf(why, len, "lttng-sessiond did not come up in 10 s");
+	if (!exists(client) || tc_cli_stop) {
+		snprintf(why, len, tc_cli_stop ? "interrupted" :
+			 "lttng-sessiond did not come up in 10 s");
 		lttng_teardown();
 		return -ETIMEDOUT;
 	}
-	if (lttng("create", LTTNG_SESSION, "--snapshot", NULL, NULL) ||
+	if (lttng("create", LTTNG_SESSION, "--snapshot", NULL, NULL) || tc_cli_stop ||
 	    lttng("enable-event", "--userspace", "tracecost:*_1", "--session=" LTTNG_SESSION,
-		  NULL) ||
-	    lttng("start", LTTNG_SESSION, NULL, NULL, NULL)) {
+		  NULL) || tc_cli_stop ||
+	    lttng("start", LTTNG_SESSION, NULL, NULL, NULL) || tc_cli_stop) {
 		char *nl = strchr(lttng_out, '\n');
 
 		if (nl)

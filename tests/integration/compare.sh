@@ -284,6 +284,28 @@ check "higher is better: half the rate is slower (>)" \
 check "groups: three runs per column, in the header and the JSON" \
 	'grep -q "rate-a.json,rate-a2.json,rate-a3.json:none (reference).*3 runs" "$tmp/rate.txt" &&
 	 jq -e "[.columns[].runs] | all(. == 3)" "$tmp/rate.json" >/dev/null'
+# @LIST: a group read from a file, one name a line (groups longer than an argument)
+printf 'rate-a.json\nrate-a2.json\n\nrate-a3.json\n' >ga.list
+printf '%s\n' rate-b.json rate-b2.json rate-b3.json >gb.list
+"$TC" compare @ga.list @gb.list --format json >"$tmp/rate-list.json" 2>&1
+check "@LIST: the group of the list's files, as written out with commas" \
+	'jq -e "[.columns[].runs] | all(. == 3)" "$tmp/rate-list.json" >/dev/null &&
+	 [ "$(jq -c "[.sections[].rows[].cells[] | .verdict]" "$tmp/rate-list.json")" = \
+	   "$(jq -c "[.sections[].rows[].cells[] | .verdict]" "$tmp/rate.json")" ]'
+long=$tmp/$(printf '%0200d' 0)/$(printf '%0200d' 1)/$(printf '%0200d' 2)/$(printf '%0200d' 3)
+long=$long/$(printf '%0200d' 4)/$(printf '%0200d' 5)/$(printf '%0200d' 6)
+mkdir -p "$long"
+for i in "" 2 3; do cp rate-a$i.json "$long/"; echo "$long/rate-a$i.json"; done >long.list
+expect_usage "a group of 3 files with 1,400-character names in one argument" \
+	compare "$long/rate-a.json,$long/rate-a2.json,$long/rate-a3.json:none"
+check "a group too long for an argument: the line says @FILE" 'grep -q "@FILE" "$tmp/stderr"'
+"$TC" compare @long.list:none $ga:none >"$tmp/long.txt" 2>"$tmp/long.err"
+check "@LIST of 3 files with 1,400-character names: exit 0, 3 runs, named @long.list" \
+	'[ $? -eq 0 ] && grep -q "@long.list:none (reference).*3 runs" "$tmp/long.txt"'
+expect_usage "@LIST that does not exist" compare @nosuch.list
+: >empty.list
+expect_usage "@LIST that is empty" compare "@$tmp/empty.list"
+expect_usage "@ alone" compare @:none
 check "higher is better (text): '<' marks and the legend says so" \
 	'grep -E "^ *median " "$tmp/rate.txt" | head -1 | grep -q "<$" &&
 	 grep -q "higher is better here" "$tmp/rate.txt"'
