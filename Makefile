@@ -592,7 +592,7 @@ check-vm-arm64-if-available:
 FUZZ_SECONDS	?= 25
 FUZZ_CC		?= clang
 FUZZ_BIN	:= $(O)/fuzz/fuzz_result_read
-FUZZ_SRCS	:= tests/fuzz/fuzz_result_read.c lib/result_read.c lib/result_pool.c lib/file.c \
+FUZZ_SRCS	:= tests/fuzz/fuzz_result_read.c lib/result_read.c lib/result_pool.c lib/file.c lib/report.c \
 		   lib/result_file.c lib/compare.c lib/hist.c lib/snapshot.c \
 		   lib/stats.c
 

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include <tracecost/compare_noise.h>
+#include <tracecost/report.h>
 #include <tracecost/result.h>
 
 #include "cli.h"
@@ -204,6 +205,26 @@ static void config_list(const struct tc_result_file *f, char *buf, size_t len)
 		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "", f->configs[i]);
 }
 
+/* @s cut to at most @max bytes at a UTF-8 character's end, into @buf */
+static const char *utf8_cut(char *buf, size_t cap, const char *s, size_t max)
+{
+	size_t i = 0;
+	long c;
+	int n;
+
+	if (max >= cap)
+		max = cap - 1;
+	while (s[i]) {
+		n = tc_utf8_next(s + i, &c);
+		if (i + (size_t)n > max)
+			break;
+		i += (size_t)n;
+	}
+	memcpy(buf, s, i);
+	buf[i] = 0;
+	return buf;
+}
+
 /*
  * Default names: <release> where that names one column only, else
  * <release>:<config>; when every column has the same release, the header
@@ -222,6 +243,7 @@ static void name_columns(struct tc_cli_column *col, int n, int nr_labels,
 		same_release &= !strcmp(col[i].file->release, col[0].file->release);
 	for (i = 0; i < n; i++) {
 		const struct tc_result_file *f = col[i].file;
+		char cut[81], cut40[41];
 		int k = 0;
 
 		for (j = 0; j < n; j++)
@@ -229,18 +251,22 @@ static void name_columns(struct tc_cli_column *col, int n, int nr_labels,
 		if (same_release && n > 1)
 			snprintf(base[i], sizeof(base[i]), "%s", f->configs[col[i].config]);
 		else if (k == 1 && *f->release)
-			snprintf(base[i], sizeof(base[i]), "%.80s", f->release);
+			snprintf(base[i], sizeof(base[i]), "%s",
+				 utf8_cut(cut, sizeof(cut), f->release, 80));
 		else
-			snprintf(base[i], sizeof(base[i]), "%.40s:%s", f->release,
+			snprintf(base[i], sizeof(base[i]), "%s:%s",
+				 utf8_cut(cut40, sizeof(cut40), f->release, 40),
 				 f->configs[col[i].config]);
 	}
 	for (i = 0; i < n; i++) {
+		char cut[81];
 		int k = 1;
 
 		for (j = 0; j < i; j++)
 			k += !strcmp(base[j], base[i]);
 		if (k > 1)
-			snprintf(col[i].name, sizeof(col[i].name), "%.80s#%d", base[i], k);
+			snprintf(col[i].name, sizeof(col[i].name), "%s#%d",
+				 utf8_cut(cut, sizeof(cut), base[i], 80), k);
 		else
 			snprintf(col[i].name, sizeof(col[i].name), "%s", base[i]);
 	}
