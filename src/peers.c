@@ -10,6 +10,8 @@
  *	    /run is bind-mounted from there in a mount namespace of its own
  *	    (sessiond and the lttng commands), the application socket is
  *	    $LTTNG_HOME/.lttng/lttng-ust-sock-8, where liblttng-ust looks too.
+ *	    The daemon has a process group of its own (a Ctrl-C reaches this
+ *	    run, not its consumer); after a signal the group is killed at once.
  *	    The session is in snapshot mode (overwrite, nothing written to
  *	    disk). The provider's probes (build/peers/libtracecost-lttng.so,
  *	    liblttng-ust) are dlopen()ed once the session exists.
@@ -187,10 +189,13 @@ static void child_private_run(void)
 	}
 }
 
-/* Run @argv, output (stdout + stderr) into @out; Return: exit status or -errno. */
+/*
+ * Run @argv, output (stdout + stderr) into @out; a signal to this run kills
+ * it. Return: exit status or -errno.
+ */
 static int run_quiet(char *const argv[], int ns, char *out, size_t outlen)
 {
-	int pfd[2], status;
+	int pfd[2], status, killed = 0;
 	size_t used = 0;
 	ssize_t n;
 	pid_t pid;
@@ -215,6 +220,9 @@ static int run_quiet(char *const argv[], int ns, char *out, size_t outlen)
 	}
 	close(pfd[1]);
 	for (;;) {
+		/* a signal to this run ends the command (it cuts the read short) */
+		if (tc_cli_stop && !killed)
+			killed = !kill(pid, SIGKILL);
 		if (out && used + 1 < outlen)
 			n = read(pfd[0], out + used, outlen - 1 - used);
 		else
@@ -675,7 +683,10 @@ static int lttng_setup(char *why, size_t len)
 
 		if (nl)
 			*nl = '\0';
-		snprintf(why, len, "lttng: %.80s", lttng_out);
+		if (tc_cli_stop)
+			snprintf(why, len, "interrupted");
+		else
+			snprintf(why, len, "lttng: %.80s", lttng_out);
 		lttng_teardown();
 		return -EIO;
 	}

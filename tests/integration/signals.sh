@@ -20,7 +20,8 @@
 #  integration stage), SIGNAL_TRIALS_SLOW=N for usdt+ whose uprobes take
 #  ~20 s to remove here (default 2), SIGNAL_BOUND_MS=MS fails a trial whose
 #  signal was seen later (make check-signals: 100 trials, 1000 ms), SEED=N
-#  for the moments.
+#  for the moments, SIGNAL_ONLY=REGEX only the latency trials of the runs
+#  whose name matches (e.g. 'system|noise').
 # Usage: tests/integration/signals.sh TRACECOST EXEC-WINDOW.SO SIGTRIAL
 set -u
 TC=$(readlink -f "$1")
@@ -64,6 +65,10 @@ dead() { ! alive "$1"; }
 has_child() { pgrep -P "$1" >/dev/null; }
 cd "$tmp" || exit 1
 
+# SIGNAL_ONLY=REGEX: only the latency trials of the runs whose name matches
+if [ -n "${SIGNAL_ONLY:-}" ]; then
+	echo "only the latency trials matching '$SIGNAL_ONLY'"
+else
 # ---- 1. a signal between fork and exec of a --runs child ----
 : >win
 TC_EXEC_WINDOW=$tmp/win LD_PRELOAD=$SHIM setsid "$TC" run --runs 3 --cpus 0 --samples 20000 \
@@ -180,6 +185,8 @@ else
 	[ -e "$STATE" ] && rm -f "$STATE"
 fi
 
+fi	# SIGNAL_ONLY
+
 # ---- latency of a signal at a random moment, per suite ----
 # trials N NAME LO_S HI_S ARGS...: N runs of "tracecost ARGS", each signalled
 # at a random moment between LO_S and HI_S seconds after its start: SIGINT
@@ -253,6 +260,9 @@ summary=""
 trials() {
 	count=$1 name=$2 lo=$3 hi=$4
 	shift 4
+	if [ -n "${SIGNAL_ONLY:-}" ] && ! echo "$name" | grep -Eq -- "$SIGNAL_ONLY"; then
+		return 0
+	fi
 	f=$(echo "$name" | tr -c 'a-z0-9\n' _)
 	: >"seen.$f"
 	: >"exit.$f"
