@@ -429,8 +429,9 @@ check-integration: $(TRACECOST) $(SECCOMP_DENY) $(EXEC_WINDOW) $(SIGTRIAL)
 # Issue 22's bound: a signal reaches a running tracecost run of every suite
 # the machine can run within 1 s, over 100 random-time trials per suite and
 # configuration set, 20 for usdt+ (its uprobes take ~10 s to remove); not in
-# make check (about 50 minutes on 2 CPUs). SIGNAL_TRIALS=N,
-# SIGNAL_TRIALS_SLOW=N to change.
+# make check (3-7 s a trial on a loaded 2-CPU machine: 1-2 hours).
+# SIGNAL_TRIALS=N, SIGNAL_TRIALS_SLOW=N, SIGNAL_ONLY=REGEX (the runs whose
+# name matches, e.g. 'system|noise') to change.
 SIGNAL_TRIALS	?= 100
 SIGNAL_TRIALS_SLOW ?= 20
 check-signals: $(TRACECOST) $(EXEC_WINDOW) $(SIGTRIAL)
