@@ -137,7 +137,7 @@ RUN_ARGS	?= --runs 5 --repeat 2 --samples 1000000
 	check-kernel deps-kernel check-kernel-if-available check-fuzz kernels deps-kernels \
 	check-kernel-debug check-noise-vm check-noise-vm-if-available check-vm \
 	check-vm-if-available seed-table check-seed-table check-vm-arm64 \
-	check-vm-arm64-if-available check-balance site-cost check-patches
+	check-vm-arm64-if-available check-balance site-cost check-patches check-signals
 all: $(TRACECOST) $(UNIT_BINS) $(LIBTC_SO) $(if $(CROSS_COMPILE),,$(SITECHECK))
 
 $(O)/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h) Makefile
@@ -418,10 +418,17 @@ $(EXEC_WINDOW): tests/integration/exec-window.c
 	$(quiet) CC $(@:$(O)/%=%)
 	$(Q)$(CC) $(BASE_CFLAGS) $(OPTFLAGS) $(WARNFLAGS) -fPIC -shared -o $@ $< -ldl
 
+# One signal trial, timed (tests/integration/signals.sh).
+SIGTRIAL	:= $(O)/tests/sigtrial
+$(SIGTRIAL): tests/integration/sigtrial.c
+	@mkdir -p $(dir $@)
+	$(quiet) CC $(@:$(O)/%=%)
+	$(Q)$(CC) $(BASE_CFLAGS) $(OPTFLAGS) $(WARNFLAGS) -o $@ $<
+
 # compare's verdicts in the tests never depend on a calibration stored on
 # the machine (tracecost calibrate): the tests name theirs
 check-integration: export TRACECOST_CALIBRATION_DIR := $(abspath $(O))/tests/no-calibration
-check-integration: $(TRACECOST) $(SECCOMP_DENY) $(EXEC_WINDOW)
+check-integration: $(TRACECOST) $(SECCOMP_DENY) $(EXEC_WINDOW) $(SIGTRIAL)
 	@sh tests/integration/run.sh $(TRACECOST)
 	@sh tests/integration/system.sh $(TRACECOST)
 	@sh tests/integration/compare.sh $(TRACECOST)
@@ -431,7 +438,20 @@ check-integration: $(TRACECOST) $(SECCOMP_DENY) $(EXEC_WINDOW)
 	@sh tests/integration/newuser.sh $(TRACECOST) $(SECCOMP_DENY)
 	@sh tests/integration/peers.sh $(TRACECOST)
 	@sh tests/integration/stage.sh
-	@sh tests/integration/signals.sh $(TRACECOST) $(EXEC_WINDOW)
+	@sh tests/integration/signals.sh $(TRACECOST) $(EXEC_WINDOW) $(SIGTRIAL)
+
+# Issue 22's bound: a signal reaches a running tracecost run of every suite
+# the machine can run within 1 s, over 100 random-time trials per suite and
+# configuration set, 20 for usdt+ (its uprobes take ~10 s to remove); not in
+# make check (3-7 s a trial on a loaded 2-CPU machine: 1-2 hours).
+# SIGNAL_TRIALS=N, SIGNAL_TRIALS_SLOW=N, SIGNAL_ONLY=REGEX (the runs whose
+# name matches, e.g. 'system|noise') to change.
+SIGNAL_TRIALS	?= 100
+SIGNAL_TRIALS_SLOW ?= 20
+check-signals: $(TRACECOST) $(EXEC_WINDOW) $(SIGTRIAL)
+	@SIGNAL_TRIALS=$(SIGNAL_TRIALS) SIGNAL_TRIALS_SLOW=$(SIGNAL_TRIALS_SLOW) \
+		SIGNAL_BOUND_MS=$${SIGNAL_BOUND_MS:-1000} \
+		sh tests/integration/signals.sh $(TRACECOST) $(EXEC_WINDOW) $(SIGTRIAL)
 
 # make check installs what every stage needs when run as root (the kernel,
 # kernels and aarch64 package groups too: scripts/check-plan.sh deps); its
@@ -597,7 +617,7 @@ check-vm-arm64-if-available:
 FUZZ_SECONDS	?= 25
 FUZZ_CC		?= clang
 FUZZ_BIN	:= $(O)/fuzz/fuzz_result_read
-FUZZ_SRCS	:= tests/fuzz/fuzz_result_read.c lib/result_read.c lib/result_pool.c lib/file.c \
+FUZZ_SRCS	:= tests/fuzz/fuzz_result_read.c lib/result_read.c lib/result_pool.c lib/file.c lib/report.c \
 		   lib/result_file.c lib/compare.c lib/hist.c lib/snapshot.c \
 		   lib/stats.c
 

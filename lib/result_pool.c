@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,8 +191,8 @@ static int pool_cells(struct tc_result_file *p, struct tc_result_file *const *fi
  * shrink the interval for nothing. Runs are the same when start, end, host
  * and command agree and a start is recorded.
  */
-static const char *repeated_run(struct tc_result_file *const *files, int nr, char *buf,
-				size_t len)
+static const char *repeated_run(struct tc_result_file *const *files, int nr, bool one_file,
+				char *buf, size_t len)
 {
 	int i, j, a, b;
 
@@ -207,7 +208,12 @@ static const char *repeated_run(struct tc_result_file *const *files, int nr, cha
 
 					if (!tc_result_run_same(x, y))
 						continue;
-					if (i != j && !strcmp(files[i]->path, files[j]->path))
+					if (one_file)
+						snprintf(buf, len, "runs[%d] and runs[%d] are the same "
+							 "run (started %.40s on %.40s): a run counts "
+							 "once", i, j, x->start,
+							 x->nodename ? x->nodename : "?");
+					else if (i != j && !strcmp(files[i]->path, files[j]->path))
 						snprintf(buf, len, "%.200s is given twice: a file (a "
 							 "session) counts once", files[i]->path);
 					else if (i == j)
@@ -262,6 +268,7 @@ int tc_result_file_pool(struct tc_result_file *const *files, int nr, const char 
 	unsigned int highest = 0;
 	char why[640];
 	const char *bad;
+	bool one_file;
 	int i, j, ret;
 
 	*res = NULL;
@@ -269,8 +276,15 @@ int tc_result_file_pool(struct tc_result_file *const *files, int nr, const char 
 		err[0] = 0;
 	if (nr < 1 || !files[0])
 		return pool_fail(err, errlen, -EINVAL, "%s: no files", name);
+	/* the runs of one version-2 file (the reader's): named by their index */
+	for (i = 0, one_file = nr > 1; i < nr && one_file; i++)
+		one_file = files[i]->path && !strcmp(files[i]->path, name);
 	for (i = 0; i < nr; i++) {
 		bad = i ? misfit(files[0], files[i], why, sizeof(why)) : NULL;
+		if (bad && one_file)
+			return pool_fail(err, errlen, -EINVAL,
+					 "%.200s: runs[%d] cannot be pooled with runs[0]: %s", name,
+					 i, bad);
 		if (bad)
 			return pool_fail(err, errlen, -EINVAL,
 					 "%.200s: cannot be pooled with %.200s: %s", files[i]->path,
@@ -283,7 +297,7 @@ int tc_result_file_pool(struct tc_result_file *const *files, int nr, const char 
 		if (!highest || files[i]->highest < highest)
 			highest = files[i]->highest;
 	}
-	bad = repeated_run(files, nr, why, sizeof(why));
+	bad = repeated_run(files, nr, one_file, why, sizeof(why));
 	if (bad)
 		return pool_fail(err, errlen, -EINVAL, "%.200s: %s", name, bad);
 	if (runs > TC_RESULT_MAX_RUNS || reps > TC_RESULT_MAX_TOTAL_REPS)

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include <tracecost/file.h>
+#include <tracecost/report.h>
 #include <tracecost/result.h>
 
 
@@ -36,17 +37,32 @@ struct rd {
 	bool in_runs;			/* reading a run of a version-2 file */
 };
 
-/* Copy @s into @dst replacing control and non-ASCII bytes: one printable line. */
+/*
+ * Copy @s into @dst, one printable line: valid UTF-8 as it is (release and
+ * node names, paths), '?' for each control character (C0, DEL, C1) and each
+ * byte of no valid sequence; cut at a character's end to fit @len.
+ */
 static void put_clean(char *dst, size_t len, const char *s)
 {
-	size_t i;
+	size_t i = 0;
+	long c;
+	int n;
 
 	if (!len)
 		return;
-	for (i = 0; s[i] && i + 1 < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		dst[i] = c < 0x20 || c >= 0x7f ? '?' : (char)c;
+	while (*s) {
+		n = tc_utf8_next(s, &c);
+		if (c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f)) {
+			if (i + 1 >= len)
+				break;
+			dst[i++] = '?';
+		} else {
+			if (i + (size_t)n >= len)
+				break;
+			memcpy(dst + i, s, (size_t)n);
+			i += (size_t)n;
+		}
+		s += n;
 	}
 	dst[i] = 0;
 }

@@ -43,12 +43,24 @@ void tc_cli_die(int code, const char *fmt, ...)
 
 /* Set once a command polls tc_cli_stop; before that a signal exits at once. */
 static volatile sig_atomic_t polling;
+/* tc_cli_signals_at_once(): the supervised child's set-up, nothing to lose */
+static volatile sig_atomic_t at_once;
+/* In the measuring child of tc_cli_run_supervised(): its supervisor. */
+static pid_t sup_parent;
 
 static void on_signal(int sig)
 {
+	static const char msg[] = "tracecost: interrupted; nothing written\n";
+
 	tc_cli_stop = sig;
 	if (!polling)
 		_exit(TC_EXIT_INTERRUPTED);
+	if (at_once && sup_parent && getppid() == sup_parent) {
+		if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
+			/* nothing more to say */
+		}
+		_exit(TC_EXIT_INTERRUPTED);
+	}
 }
 
 static void install_handlers(void)
@@ -464,8 +476,7 @@ const char *tc_cli_state_who(long pid)
 	return buf;
 }
 
-/* In the measuring child of tc_cli_run_supervised(): its supervisor and session. */
-static pid_t sup_parent;
+/* In the measuring child of tc_cli_run_supervised(): its session. */
 static struct tc_tracefs *sup_t;
 static int (*sup_fn)(void *arg);
 
@@ -473,6 +484,14 @@ static int supervised_child(void *arg)
 {
 	sup_parent = getppid();
 	return sup_fn(arg);
+}
+
+void tc_cli_signals_at_once(bool on)
+{
+	at_once = on;
+	/* a signal that came before: the same as one now */
+	if (on && tc_cli_stop)
+		on_signal(tc_cli_stop);
 }
 
 int tc_cli_interrupted(void)

@@ -26,6 +26,17 @@ void tc_cli_catch_signals(void);
  * death by signal) until a command calls tc_cli_catch_signals() and polls.
  */
 void tc_cli_early_signals(void);
+/**
+ * tc_cli_signals_at_once() - in the measuring child of tc_cli_run_supervised(),
+ * between tc_cli_signals_at_once(true) and (false) a signal ends this process
+ * at once, from its handler, after the line "interrupted; nothing written":
+ * for set-up steps that block in the kernel for seconds (enabling events,
+ * reading their formats) and have nothing to lose, since the supervisor
+ * restores tracing however the child ends and the child's helpers die with it
+ * (PR_SET_PDEATHSIG). Not when the supervisor is gone (kill -9): then the
+ * signal sets tc_cli_stop and the child restores in its place.
+ */
+void tc_cli_signals_at_once(bool on);
 
 /* Print "tracecost: <msg>" on stderr and exit with @code. */
 void tc_cli_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));

@@ -752,12 +752,14 @@ static void print_text(const struct ctx *x)
 					pctw[c] = (int)strlen(buf);
 			}
 			cw[c] = valw[c] + (is_ref(x, c) ? 0 : pctw[c] + 3);
-			if ((int)strlen(x->col[c].name) > cw[c])
-				cw[c] = (int)strlen(x->col[c].name);
+			/* a UTF-8 release or label: aligned by its display width */
+			if (tc_text_width(x->col[c].name) > cw[c])
+				cw[c] = tc_text_width(x->col[c].name);
 		}
 		printf("%s\n\n%*s", row->title, lw, *row->unit ? row->unit : "Metric");
 		for (c = 0; c < x->n; c++)
-			printf("  %*s", cw[c], x->col[c].name);
+			printf("  %*s", cw[c] + (int)strlen(x->col[c].name) -
+			       tc_text_width(x->col[c].name), x->col[c].name);
 		putchar('\n');
 		for (m = 0; m < TC_NR_METRICS; m++) {
 			if (!x->o->metrics[m])

@@ -585,6 +585,26 @@ static bool in_path(const char *name)
 	return found;
 }
 
+/*
+ * A thread of this process with SIGINT, SIGTERM and SIGHUP blocked: they
+ * reach the main thread, whose sleep they cut short (a loop on a target CPU
+ * would run the handler there, and the main thread sleep on).
+ */
+static int thread_start(pthread_t *th, void *(*fn)(void *), void *arg)
+{
+	sigset_t set, old;
+	int err;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	err = pthread_create(th, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return err;
+}
+
 /* The TLB load: zap a page of this mm; the loops on the targets share the mm. */
 static void *tlb_main(void *arg)
 {
@@ -612,7 +632,7 @@ static int start_load(struct noise_run *d)
 {
 	struct noise_opts *o = &d->o;
 	char hk[256];
-	int i;
+	int i, err;
 
 	tc_cli_format_cpus(o->hk, o->nr_hk, hk, sizeof(hk));
 	switch (o->load) {
@@ -621,8 +641,9 @@ static int start_load(struct noise_run *d)
 		return 0;
 	case L_TLB:
 		for (i = 0; i < o->nr_hk && i < MAX_TARGETS; i++) {
-			if (pthread_create(&d->tlb_th[i], NULL, tlb_main, (void *)(intptr_t)o->hk[i]))
-				return -errno;
+			err = thread_start(&d->tlb_th[i], tlb_main, (void *)(intptr_t)o->hk[i]);
+			if (err)
+				return -err;
 			d->nr_tlb++;
 		}
 		snprintf(d->engine, sizeof(d->engine), "tlb: one thread per housekeeping CPU "
@@ -684,6 +705,11 @@ static int start_load(struct noise_run *d)
 	return 0;
 }
 
+/*
+ * Stop the load: SIGTERM, then SIGKILL 5 s later; after a signal to this
+ * run, SIGKILL at once (nothing of the load is kept, and a stress-ng under
+ * load can take seconds to end its stressors).
+ */
 static void stop_load(struct noise_run *d)
 {
 	int i, k;
@@ -692,7 +718,7 @@ static void stop_load(struct noise_run *d)
 		pthread_join(d->tlb_th[i], NULL);
 	d->nr_tlb = 0;
 	for (i = 0; i < d->nr_load; i++)
-		kill(-d->load_pgid[i], SIGTERM);
+		kill(-d->load_pgid[i], tc_cli_stop ? SIGKILL : SIGTERM);
 	for (i = 0; i < d->nr_load; i++) {
 		int status;
 
@@ -1067,6 +1093,8 @@ static int measure(void *arg)
 	int i, err, status;
 
 	tc_cli_catch_signals();
+	/* until the window: enabling events under the load takes seconds */
+	tc_cli_signals_at_once(true);
 	signal(SIGPIPE, SIG_IGN);
 	memset(&d->si, 0, sizeof(d->si));
 	tc_sysinfo_read(&d->si);
@@ -1085,8 +1113,9 @@ static int measure(void *arg)
 		l->chunk = calloc(MAX_CHUNKS, sizeof(double));
 		if (!l->chunk)
 			tc_cli_fail("out of memory");
-		if (pthread_create(&l->th, NULL, loop_main, l))
-			fail_run(d, "starting the loop threads: ", strerror(errno));
+		err = thread_start(&l->th, loop_main, l);
+		if (err)
+			fail_run(d, "starting the loop threads: ", strerror(err));
 	}
 	for (i = 0; i < d->o.nr_cpus; i++) {
 		while (!__atomic_load_n(&d->loops[i].tid, __ATOMIC_ACQUIRE) && !tc_cli_stop)
@@ -1110,6 +1139,7 @@ static int measure(void *arg)
 	 * seconds under TCG); the few records of the last setup steps get
 	 * negative times.
 	 */
+	tc_cli_signals_at_once(false);
 	fp_read(&d->fp, FP_START, d->o.cpus, d->o.nr_cpus);
 	d->t0_ns = now_ns();
 	atomic_store_explicit(&go, 1, memory_order_release);
@@ -1124,7 +1154,9 @@ static int measure(void *arg)
 			left = 1000000000ull;
 		ts.tv_sec = (time_t)(left / 1000000000ull);
 		ts.tv_nsec = (long)(left % 1000000000ull);
-		nanosleep(&ts, NULL);
+		nanosleep(&ts, NULL);	/* a signal cuts it short (thread_start) */
+		if (tc_cli_stop)
+			break;
 		err = tc_noise_drain(d->n);
 		if (err)
 			fail_run(d, "", tc_noise_error(d->n));

@@ -13,10 +13,67 @@
 #include <sys/stat.h>
 
 #include <tracecost/compare_noise.h>
+#include <tracecost/report.h>
 #include <tracecost/result.h>
 
 #include "cli.h"
 #include "columns.h"
+
+/*
+ * The group of @FILE (@cs->path is "@FILE"): the file names of FILE, one a
+ * line (empty lines skipped, names relative to the current directory).
+ */
+static void colspec_list(struct tc_cli_colspec *cs)
+{
+	const char *list = cs->path + 1;
+	size_t cap = 0, len = 0, n = 0;
+	char *line;
+	FILE *f;
+	int c;
+
+	if (!*list)
+		tc_cli_usage("'%.200s': no file after '@' (@FILE lists a group's files, one "
+			     "a line)", cs->path);
+	f = fopen(list, "r");
+	if (!f)
+		tc_cli_usage("%.200s: cannot open the list of a group (@FILE): %s", list,
+			     strerror(errno));
+	/* the whole list, each line ended by a NUL */
+	while ((c = getc(f)) != EOF) {
+		if (len + 2 > cap) {
+			char *nb = realloc(cs->buf, cap = cap ? cap * 2 : 4096);
+
+			if (!nb)
+				tc_cli_fail("out of memory");
+			cs->buf = nb;
+		}
+		if (!c)
+			tc_cli_usage("%.200s: a NUL byte in the list of a group (@FILE)", list);
+		cs->buf[len++] = c == '\n' ? 0 : (char)c;
+		n += c == '\n';
+	}
+	if (ferror(f))
+		tc_cli_usage("%.200s: %s", list, strerror(errno));
+	fclose(f);
+	if (!cs->buf)
+		tc_cli_usage("%.200s: an empty list of a group (@FILE: one file a line)", list);
+	cs->buf[len] = 0;
+	cs->files = calloc(n + 2, sizeof(*cs->files));
+	if (!cs->files)
+		tc_cli_fail("out of memory");
+	for (line = cs->buf; line < cs->buf + len; line += strlen(line) + 1) {
+		size_t l = strlen(line);
+
+		if (l && line[l - 1] == '\r')
+			line[--l] = 0;		/* a list written on Windows */
+		if (l >= 4096)
+			tc_cli_usage("%.200s: a file name of %zu characters", list, l);
+		if (l)
+			cs->files[cs->nr_files++] = line;
+	}
+	if (!cs->nr_files)
+		tc_cli_usage("%.200s: an empty list of a group (@FILE: one file a line)", list);
+}
 
 void tc_cli_colspec_parse(const char *spec, struct tc_cli_colspec *cs)
 {
@@ -28,7 +85,8 @@ void tc_cli_colspec_parse(const char *spec, struct tc_cli_colspec *cs)
 	memset(cs, 0, sizeof(*cs));
 	len = strlen(spec);
 	if (len >= sizeof(cs->path))
-		tc_cli_usage("'%.40s...': a column argument of %zu characters (at most %zu)",
+		tc_cli_usage("'%.40s...': a column argument of %zu characters (at most %zu; "
+			     "@FILE reads a group's files from FILE)",
 			     spec, len, sizeof(cs->path) - 1);
 	if (!len)
 		tc_cli_usage("an empty column argument (FILE[,FILE...][:CONFIG])");
@@ -40,6 +98,11 @@ void tc_cli_colspec_parse(const char *spec, struct tc_cli_colspec *cs)
 				     "one configuration; FILE alone gives them all)", spec);
 		cs->path[colon - spec] = 0;
 		cs->config = cs->path + (colon - spec) + 1;
+	}
+	/* @FILE: the group listed in FILE, unless the argument names a file */
+	if (cs->path[0] == '@' && stat(cs->path, &st)) {
+		colspec_list(cs);
+		return;
 	}
 	cs->buf = strdup(cs->path);
 	cs->files = calloc(strlen(cs->path) / 2 + 2, sizeof(*cs->files));
@@ -142,6 +205,26 @@ static void config_list(const struct tc_result_file *f, char *buf, size_t len)
 		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "", f->configs[i]);
 }
 
+/* @s cut to at most @max bytes at a UTF-8 character's end, into @buf */
+static const char *utf8_cut(char *buf, size_t cap, const char *s, size_t max)
+{
+	size_t i = 0;
+	long c;
+	int n;
+
+	if (max >= cap)
+		max = cap - 1;
+	while (s[i]) {
+		n = tc_utf8_next(s + i, &c);
+		if (i + (size_t)n > max)
+			break;
+		i += (size_t)n;
+	}
+	memcpy(buf, s, i);
+	buf[i] = 0;
+	return buf;
+}
+
 /*
  * Default names: <release> where that names one column only, else
  * <release>:<config>; when every column has the same release, the header
@@ -160,6 +243,7 @@ static void name_columns(struct tc_cli_column *col, int n, int nr_labels,
 		same_release &= !strcmp(col[i].file->release, col[0].file->release);
 	for (i = 0; i < n; i++) {
 		const struct tc_result_file *f = col[i].file;
+		char cut[81], cut40[41];
 		int k = 0;
 
 		for (j = 0; j < n; j++)
@@ -167,18 +251,22 @@ static void name_columns(struct tc_cli_column *col, int n, int nr_labels,
 		if (same_release && n > 1)
 			snprintf(base[i], sizeof(base[i]), "%s", f->configs[col[i].config]);
 		else if (k == 1 && *f->release)
-			snprintf(base[i], sizeof(base[i]), "%.80s", f->release);
+			snprintf(base[i], sizeof(base[i]), "%s",
+				 utf8_cut(cut, sizeof(cut), f->release, 80));
 		else
-			snprintf(base[i], sizeof(base[i]), "%.40s:%s", f->release,
+			snprintf(base[i], sizeof(base[i]), "%s:%s",
+				 utf8_cut(cut40, sizeof(cut40), f->release, 40),
 				 f->configs[col[i].config]);
 	}
 	for (i = 0; i < n; i++) {
+		char cut[81];
 		int k = 1;
 
 		for (j = 0; j < i; j++)
 			k += !strcmp(base[j], base[i]);
 		if (k > 1)
-			snprintf(col[i].name, sizeof(col[i].name), "%.80s#%d", base[i], k);
+			snprintf(col[i].name, sizeof(col[i].name), "%s#%d",
+				 utf8_cut(cut, sizeof(cut), base[i], 80), k);
 		else
 			snprintf(col[i].name, sizeof(col[i].name), "%s", base[i]);
 	}

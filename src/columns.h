@@ -2,13 +2,14 @@
 /*
  * src/columns.h - the column argument of compare and plot (src/columns.c):
  *
- *	FILE[,FILE...][:CONFIG]
+ *	FILE[,FILE...][:CONFIG]  or  @LIST[:CONFIG]
  *
  * A bare FILE gives one column per configuration of the file; a group
  * a1.json,a2.json,... pools the runs of its files (one run per session,
- * typically one per boot); :CONFIG picks one configuration. An argument
- * that names an existing file as a whole is that file, colons and commas
- * included. Any problem: one line, exit 2 (exit 1 when out of memory).
+ * typically one per boot); @LIST is the group whose files LIST names, one a
+ * line (for groups longer than an argument may be; the column is named
+ * "@LIST"); :CONFIG picks one configuration. An argument that names an
+ * existing file as a whole is that file, colons, commas and '@' included. Any problem: one line, exit 2 (exit 1 when out of memory).
  */
 #ifndef TC_COLUMNS_H
 #define TC_COLUMNS_H
@@ -17,7 +18,8 @@
 
 /**
  * struct tc_cli_colspec - one column argument, parsed
- * @path:     the files as written ("a.json" or "a1.json,a2.json"), no :CONFIG
+ * @path:     the files as written ("a.json", "a1.json,a2.json" or "@LIST"), no
+ *	      :CONFIG
  * @config:   the CONFIG after ':' (inside @path's storage), or NULL for all
  * @files:    @nr_files file names (one unless a group)
  * @buf:      storage of @files

@@ -6,7 +6,9 @@
  * its run directory in a temporary directory: /run is bind-mounted from
  * there in a mount namespace of its own (sessiond and the lttng commands),
  * the application socket is $LTTNG_HOME/.lttng/lttng-ust-sock-8, where
- * liblttng-ust looks too. The session is in snapshot mode (overwrite,
+ * liblttng-ust looks too. The daemon has a process group of its own (a
+ * Ctrl-C reaches this run, not its consumer); after a signal the group is
+ * killed at once. The session is in snapshot mode (overwrite,
  * nothing written to disk). The provider's probes
  * (build/peers/libtracecost-lttng.so, liblttng-ust; subjects/peer_lttng.mk)
  * are dlopen()ed once the session exists. LTTng does not count what it
@@ -28,6 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "peer_ops.h"
 
 #ifndef TC_PEER_LIBDIR
@@ -66,10 +69,13 @@ static void child_private_run(void)
 	}
 }
 
-/* Run @argv, output (stdout + stderr) into @out; Return: exit status or -errno. */
+/*
+ * Run @argv, output (stdout + stderr) into @out; a signal to this run kills
+ * it. Return: exit status or -errno.
+ */
 static int run_quiet(char *const argv[], int ns, char *out, size_t outlen)
 {
-	int pfd[2], status;
+	int pfd[2], status, killed = 0;
 	size_t used = 0;
 	ssize_t n;
 	pid_t pid;
@@ -94,6 +100,9 @@ static int run_quiet(char *const argv[], int ns, char *out, size_t outlen)
 	}
 	close(pfd[1]);
 	for (;;) {
+		/* a signal to this run ends the command (it cuts the read short) */
+		if (tc_cli_stop && !killed)
+			killed = !kill(pid, SIGKILL);
 		if (out && used + 1 < outlen)
 			n = read(pfd[0], out + used, outlen - 1 - used);
 		else
@@ -150,14 +159,22 @@ static void lttng_teardown(void)
 	int status, i;
 
 	if (sessiond_pid > 0) {
-		lttng("destroy", LTTNG_SESSION, NULL, NULL, NULL);
-		kill(sessiond_pid, SIGTERM);
-		for (i = 0; i < 500; i++) {
+		/*
+		 * After a signal nothing is kept: the daemon and its consumer
+		 * (its process group) are killed at once; a daemon still
+		 * starting up takes seconds to honour a SIGTERM.
+		 */
+		if (!tc_cli_stop) {
+			lttng("destroy", LTTNG_SESSION, NULL, NULL, NULL);
+			kill(sessiond_pid, SIGTERM);
+		}
+		for (i = 0; i < 500 && !tc_cli_stop; i++) {
 			if (waitpid(sessiond_pid, &status, WNOHANG) == sessiond_pid)
 				break;
 			usleep(10000);
 		}
-		if (i == 500) {
+		if (i == 500 || tc_cli_stop) {
+			kill(-sessiond_pid, SIGKILL);
 			kill(sessiond_pid, SIGKILL);
 			waitpid(sessiond_pid, &status, 0);
 		}
@@ -230,6 +247,12 @@ static int lttng_setup(char *why, size_t len)
 		int null = open("/dev/null", O_RDWR);
 
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		/*
+		 * Its own process group: a Ctrl-C reaches this run, which stops
+		 * the daemon in order, not the daemon's consumer behind its back
+		 * (a destroy then waited on a dead consumer for ever).
+		 */
+		setpgid(0, 0);
 		if (null >= 0) {
 			dup2(null, 0);
 			dup2(null, 1);
@@ -241,7 +264,7 @@ static int lttng_setup(char *why, size_t len)
 		_exit(127);
 	}
 	/* Ready when its client socket is there (up to 10 s). */
-	for (i = 0; i < 1000 && !exists(client); i++) {
+	for (i = 0; i < 1000 && !exists(client) && !tc_cli_stop; i++) {
 		if (waitpid(sessiond_pid, &st, WNOHANG) == sessiond_pid) {
 			sessiond_pid = 0;
 			snprintf(why, len, "lttng-sessiond could not start (exit %d)",
@@ -251,20 +274,24 @@ static int lttng_setup(char *why, size_t len)
 		}
 		usleep(10000);
 	}
-	if (!exists(client)) {
-		snprintf(why, len, "lttng-sessiond did not come up in 10 s");
+	if (!exists(client) || tc_cli_stop) {
+		snprintf(why, len, tc_cli_stop ? "interrupted" :
+			 "lttng-sessiond did not come up in 10 s");
 		lttng_teardown();
 		return -ETIMEDOUT;
 	}
-	if (lttng("create", LTTNG_SESSION, "--snapshot", NULL, NULL) ||
+	if (lttng("create", LTTNG_SESSION, "--snapshot", NULL, NULL) || tc_cli_stop ||
 	    lttng("enable-event", "--userspace", "tracecost:*_1", "--session=" LTTNG_SESSION,
-		  NULL) ||
-	    lttng("start", LTTNG_SESSION, NULL, NULL, NULL)) {
+		  NULL) || tc_cli_stop ||
+	    lttng("start", LTTNG_SESSION, NULL, NULL, NULL) || tc_cli_stop) {
 		char *nl = strchr(lttng_out, '\n');
 
 		if (nl)
 			*nl = '\0';
-		snprintf(why, len, "lttng: %.80s", lttng_out);
+		if (tc_cli_stop)
+			snprintf(why, len, "interrupted");
+		else
+			snprintf(why, len, "lttng: %.80s", lttng_out);
 		lttng_teardown();
 		return -EIO;
 	}

@@ -336,7 +336,9 @@ int tc_result_file_read(const char *path, struct tc_result_file **res,
  * @err, @errlen: one line naming the first file that does not fit and why
  *
  * Used for a version-2 file's runs[] and for a group of files given as one
- * column ("a1.json,a2.json:static"). @highest is the smallest of the files'
+ * column ("a1.json,a2.json:static"). When every file's path is @name (the
+ * runs of one version-2 file), @err names the file once and the runs by
+ * their index ("x.json: runs[1] cannot be pooled with runs[0]: ..."). @highest is the smallest of the files'
  * (the top-N of the others hold more than enough values), @freq_hz the mean.
  * Return: 0; -EINVAL when the files do not fit together; -E2BIG above
  * TC_RESULT_MAX_RUNS runs or TC_RESULT_MAX_TOTAL_REPS repetitions; -ENOMEM.

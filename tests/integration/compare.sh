@@ -107,6 +107,18 @@ check "a b (json): each cell says what its interval covers and its sessions" \
 	'jq -e "[.sections[].rows[].cells[5:][] | .interval == \"between sessions\" and .sessions == 1] | all" "$tmp/ab.json" >/dev/null'
 expect_usage "a file given twice in a group" compare "$tmp/a.json,$tmp/a.json"
 check "a file given twice: the line says so" 'grep -q "given twice" "$tmp/stderr"'
+# runs of one version-2 file that do not fit together: the file named once, the runs by index
+"$TC" run --runs 2 --cpus 0 --samples 2000 --repeat 2 --json "$tmp/v2.json" >/dev/null 2>&1
+jq '.runs[1].user.batch = 4' "$tmp/v2.json" >"$tmp/v2batch.json"
+expect_usage "a version-2 file whose runs differ in batch" compare "$tmp/v2batch.json"
+check "a mismatch inside one v2 file: the file named once, the runs by index" \
+	'[ $(grep -o "v2batch.json" "$tmp/stderr" | wc -l) -eq 1 ] &&
+	 grep -q "runs\[1\] cannot be pooled with runs\[0\]: batch 4, not 1" "$tmp/stderr"'
+jq '.runs[1] = .runs[0]' "$tmp/v2.json" >"$tmp/v2dup.json"
+expect_usage "a version-2 file holding one run twice" compare "$tmp/v2dup.json"
+check "a run repeated inside one v2 file: the file named once, the runs by index" \
+	'[ $(grep -o "v2dup.json" "$tmp/stderr" | wc -l) -eq 1 ] &&
+	 grep -q "runs\[0\] and runs\[1\] are the same run" "$tmp/stderr"'
 # a group describes itself by its first file: mixed groups are refused, naming the field
 "$TC" run --cpus 0,1 --samples 2000 --repeat 2 --json "$tmp/cpus2.json" >/dev/null 2>&1
 expect_usage "a group of 1-CPU and 2-CPU files" compare "$tmp/a.json,$tmp/cpus2.json:stock"
@@ -118,6 +130,24 @@ jq '.uname.machine = "aarch64" | .start = "arm"' "$tmp/a.json" >"$tmp/arm.json"
 expect_usage "a group of x86_64 and aarch64 files" compare "$tmp/a.json,$tmp/arm.json:stock"
 check "a b (json): do_work recorded per column" \
 	'jq -e "[.columns[].do_work] == [false,false,false,false,false,true,true,true,true,true]" "$tmp/ab.json" >/dev/null'
+
+# ---- UTF-8 in release and node names: printed as is, columns aligned by display width ----
+jq '.uname.release = "6.1-ünï-日本" | .uname.nodename = "nöde\u001b[31m\u009b" | .start = "utf8"' \
+	a.json >utf8.json
+"$TC" compare a.json:stock utf8.json:stock utf8.json:static >"$tmp/utf8.out" 2>&1
+check "UTF-8 release and node names printed as they are, control characters as '?'" \
+	'grep -qF "6.1-ünï-日本:stock: utf8.json:stock" "$tmp/utf8.out" &&
+	 grep -qF "on nöde?[31m? (" "$tmp/utf8.out" && ! grep -q "$(printf "\033")" "$tmp/utf8.out"'
+# every line of a table as wide on the screen as its header
+utf8_widths() {
+	awk '/^IRQ Metrics$/ { on = 1; next } on && /^$/ { if (seen) exit; next } on { seen = 1; print }' "$1" |
+		while IFS= read -r l; do printf '%s\n' "$l" | LC_ALL=C.UTF-8 wc -L; done | sort -u | wc -l
+}
+check "UTF-8 names: the table's columns aligned by display width (text)" \
+	'[ "$(utf8_widths "$tmp/utf8.out")" -eq 1 ]'
+"$TC" compare a.json:stock utf8.json:stock --format markdown >"$tmp/utf8.md" 2>&1
+check "UTF-8 names: aligned by display width (markdown)" \
+	'[ "$(grep "^|" "$tmp/utf8.md" | head -6 | while IFS= read -r l; do printf "%s\n" "$l" | LC_ALL=C.UTF-8 wc -L; done | sort -u | wc -l)" -eq 1 ]'
 
 # ---- FILE:CONFIG, labels, metrics, formats ----
 "$TC" compare a.json:stock a.json:static b.json:static --label stock --label static \
@@ -279,6 +309,28 @@ check "higher is better: half the rate is slower (>)" \
 check "groups: three runs per column, in the header and the JSON" \
 	'grep -q "rate-a.json,rate-a2.json,rate-a3.json:none (reference).*3 runs" "$tmp/rate.txt" &&
 	 jq -e "[.columns[].runs] | all(. == 3)" "$tmp/rate.json" >/dev/null'
+# @LIST: a group read from a file, one name a line (groups longer than an argument)
+printf 'rate-a.json\nrate-a2.json\n\nrate-a3.json\n' >ga.list
+printf '%s\n' rate-b.json rate-b2.json rate-b3.json >gb.list
+"$TC" compare @ga.list @gb.list --format json >"$tmp/rate-list.json" 2>&1
+check "@LIST: the group of the list's files, as written out with commas" \
+	'jq -e "[.columns[].runs] | all(. == 3)" "$tmp/rate-list.json" >/dev/null &&
+	 [ "$(jq -c "[.sections[].rows[].cells[] | .verdict]" "$tmp/rate-list.json")" = \
+	   "$(jq -c "[.sections[].rows[].cells[] | .verdict]" "$tmp/rate.json")" ]'
+long=$tmp/$(printf '%0200d' 0)/$(printf '%0200d' 1)/$(printf '%0200d' 2)/$(printf '%0200d' 3)
+long=$long/$(printf '%0200d' 4)/$(printf '%0200d' 5)/$(printf '%0200d' 6)
+mkdir -p "$long"
+for i in "" 2 3; do cp rate-a$i.json "$long/"; echo "$long/rate-a$i.json"; done >long.list
+expect_usage "a group of 3 files with 1,400-character names in one argument" \
+	compare "$long/rate-a.json,$long/rate-a2.json,$long/rate-a3.json:none"
+check "a group too long for an argument: the line says @FILE" 'grep -q "@FILE" "$tmp/stderr"'
+"$TC" compare @long.list:none $ga:none >"$tmp/long.txt" 2>"$tmp/long.err"
+check "@LIST of 3 files with 1,400-character names: exit 0, 3 runs, named @long.list" \
+	'[ $? -eq 0 ] && grep -q "@long.list:none (reference).*3 runs" "$tmp/long.txt"'
+expect_usage "@LIST that does not exist" compare @nosuch.list
+: >empty.list
+expect_usage "@LIST that is empty" compare "@$tmp/empty.list"
+expect_usage "@ alone" compare @:none
 check "higher is better (text): '<' marks and the legend says so" \
 	'grep -E "^ *median " "$tmp/rate.txt" | head -1 | grep -q "<$" &&
 	 grep -q "higher is better here" "$tmp/rate.txt"'

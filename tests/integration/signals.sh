@@ -12,15 +12,21 @@
 #     restores tracing in its place (or says to run 'tracecost restore');
 #  5. a corrupt state file: runs say it cannot be read, restore says what it
 #     is, undoes what it can, moves it aside, and runs start again;
-#  and the latency of a signal (SIGINT to the process group, as Ctrl-C) at
-#  random moments of a run of each suite that runs on this machine: exit
-#  130 and tracing restored are asserted, the latencies are reported, never
-#  asserted (TRIALS=N per suite, default 8, 2 for usdt+ whose uprobes take
-#  ~20 s to remove here; SEED=N for the moments).
-# Usage: tests/integration/signals.sh path/to/tracecost path/to/exec-window.so
+#  and the latency of a signal (SIGINT to the process group, as Ctrl-C, or
+#  SIGTERM to the process) at random moments of runs of each suite and
+#  several configurations that run on this machine: exit 130 and nothing
+#  left behind are asserted, the latencies reported (see "latency" below).
+# Knobs: SIGNAL_TRIALS=N trials per suite (default 4: make check's
+#  integration stage), SIGNAL_TRIALS_SLOW=N for usdt+ whose uprobes take
+#  ~20 s to remove here (default 2), SIGNAL_BOUND_MS=MS fails a trial whose
+#  signal was seen later (make check-signals: 100 trials, 1000 ms), SEED=N
+#  for the moments, SIGNAL_ONLY=REGEX only the latency trials of the runs
+#  whose name matches (e.g. 'system|noise').
+# Usage: tests/integration/signals.sh TRACECOST EXEC-WINDOW.SO SIGTRIAL
 set -u
 TC=$(readlink -f "$1")
 SHIM=$(readlink -f "$2")
+SIGTRIAL=$(readlink -f "$3")
 # shellcheck source=tests/lib.sh
 . "$(dirname "$(readlink -f "$0")")/../lib.sh"
 tmpdir
@@ -28,9 +34,9 @@ cleanup() {
 	[ -n "${bg:-}" ] && kill -9 $bg 2>/dev/null
 }
 . "$(dirname "$0")/tracefs-lib.sh"
-TRIALS=${TRIALS:-8}
+SIGNAL_TRIALS=${SIGNAL_TRIALS:-4}
 SEED=${SEED:-$(date +%s)}
-echo "seed $SEED, $TRIALS trials per suite"
+echo "seed $SEED, $SIGNAL_TRIALS trials per suite"
 root=0
 [ "$(id -u)" -eq 0 ] && root=1
 now_ms() { date +%s%N | cut -c1-13; }
@@ -49,6 +55,10 @@ dead() { ! alive "$1"; }
 has_child() { pgrep -P "$1" >/dev/null; }
 cd "$tmp" || exit 1
 
+# SIGNAL_ONLY=REGEX: only the latency trials of the runs whose name matches
+if [ -n "${SIGNAL_ONLY:-}" ]; then
+	echo "only the latency trials matching '$SIGNAL_ONLY'"
+else
 # ---- 1. a signal between fork and exec of a --runs child ----
 : >win
 TC_EXEC_WINDOW=$tmp/win LD_PRELOAD=$SHIM setsid "$TC" run --runs 3 --cpus 0 --samples 20000 \
@@ -165,69 +175,176 @@ else
 	[ -e "$STATE" ] && rm -f "$STATE"
 fi
 
+fi	# SIGNAL_ONLY
+
 # ---- latency of a signal at a random moment, per suite ----
-# trials N NAME MIN_S MAX_S ARGS...: N runs of ARGS, SIGINT to the group at a
-# random moment; the time to the first stderr line that says "interrupted"
-# (the run saw the signal: what the sampler and the workloads must do within
-# ~100 ms) and to the exit (after the restore: removing uprobes or an
-# instance waits for the kernel's RCU grace periods), in ms
+# trials N NAME LO_S HI_S ARGS...: N runs of "tracecost ARGS", each signalled
+# at a random moment between LO_S and HI_S seconds after its start: SIGINT
+# to its process group (as Ctrl-C) in odd trials, SIGTERM to its process (as
+# kill PID) in even ones. Asserted in every trial: exit 130, and nothing
+# left: no process of its session, no state file or tracefs instance of a
+# dead run, no lock on /run/tracecost/lock held by a dead process, no
+# /tmp/tracecost-runs.* directory whose run is gone. Timed by sigtrial (to
+# ~1 ms): from the signal to the run's "interrupted" line (it saw the
+# signal: the sampler and the workloads must stop within ~100 ms) and to
+# its exit (after its restore: removing uprobes or an instance waits for
+# the kernel's RCU grace periods); median, p99 and max per suite. With
+# SIGNAL_BOUND_MS set (make check-signals: 1000), a signal seen later than
+# that fails the trial: the bound of issue 22, a behaviour; make check
+# reports the latencies and asserts none (a loaded machine is no failure).
+# A run refused because another tracecost run holds the lock is retried
+# after it.
 n=0
+# leftovers SID BEFORE: what the trial of session SID left (empty if nothing)
+leftovers() {
+	_left=""
+	_i=0
+	while [ -n "$(in_session "$1")" ] && [ $_i -lt 100 ]; do
+		sleep 0.05
+		_i=$((_i + 1))
+	done
+	_ps=$(in_session "$1")
+	if [ -n "$_ps" ]; then
+		_left="processes $(echo $_ps)"
+		kill -9 $_ps 2>/dev/null
+	fi
+	if [ -e "$STATE" ]; then
+		_p=$(grep -o '"pid": *[0-9]*' "$STATE" 2>/dev/null | grep -o '[0-9]*$')
+		[ -n "$_p" ] && ! kill -0 "$_p" 2>/dev/null && _left="$_left state file of dead run $_p"
+	fi
+	if [ $root -eq 1 ]; then
+		for _in in $(instances); do
+			kill -0 "${_in#tracecost-}" 2>/dev/null || _left="$_left instance $_in"
+		done
+	fi
+	_ino=$(stat -c %i /run/tracecost/lock 2>/dev/null)
+	if [ -n "$_ino" ]; then
+		for _p in $(awk -v ino=":$_ino" '$2 == "FLOCK" && substr($6, length($6) - length(ino) + 1) == ino { print $5 }' /proc/locks); do
+			kill -0 "$_p" 2>/dev/null || _left="$_left lock held by dead $_p"
+		done
+	fi
+	for _d in $(ls -d /tmp/tracecost-runs.* 2>/dev/null | sort | comm -13 "$2" -); do
+		[ -e "$_d/lock" ] && flock -n "$_d/lock" true 2>/dev/null && _left="$_left $_d"
+	done
+	echo "$_left"
+}
+# in_session SID: the live processes of session SID (not zombies: the dead
+# children of a killed run are reparented to pid 1, which reaps them)
+in_session() {
+	ps -s "$1" -o stat=,pid= 2>/dev/null | awk '$1 !~ /^Z/ { print $2 }'
+}
+# instances: the tracecost-PID instances of tracefs now
+instances() {
+	unshare -m --propagation private sh -c '
+		t=$(awk "\$3 == \"tracefs\" { print \$2; exit }" /proc/mounts)
+		if [ -z "$t" ]; then
+			t=$TC_SNAP_MNT && mount -t tracefs nodev "$t" || exit 1
+		fi
+		ls "$t/instances"' | grep '^tracecost-[0-9]*$'
+}
+# pct FILE P: the P-th percentile of FILE's numbers (nearest rank)
+pct() {
+	sort -n "$1" | awk -v p="$2" '{ v[NR] = $1 } END { r = int((p * NR + 99) / 100); if (r < 1) r = 1; print v[r] }'
+}
+summary=""
 trials() {
 	count=$1 name=$2 lo=$3 hi=$4
 	shift 4
-	: >"seen.$name"
-	: >"exit.$name"
+	if [ -n "${SIGNAL_ONLY:-}" ] && ! echo "$name" | grep -Eq -- "$SIGNAL_ONLY"; then
+		return 0
+	fi
+	f=$(echo "$name" | tr -c 'a-z0-9\n' _)
+	: >"seen.$f"
+	: >"exit.$f"
 	t=0
 	bad=0
+	early=0
+	retry=0
+	late=0
 	while [ $t -lt "$count" ]; do
 		n=$((n + 1))
 		d=$(awk -v s="$SEED" -v n=$n -v lo="$lo" -v hi="$hi" \
 			'BEGIN { srand(s + n); printf "%.3f", lo + rand() * (hi - lo) }')
-		setsid "$TC" "$@" >/dev/null 2>t.err &
-		bg=$!
-		sleep "$d"
-		t0=$(now_ms)
-		kill -INT -$bg 2>/dev/null
-		seen=""
-		while alive $bg; do
-			[ -z "$seen" ] && grep -q "interrupted" t.err && seen=$(($(now_ms) - t0))
-			sleep 0.01
-		done
-		wait $bg
-		rc=$?
-		t1=$(($(now_ms) - t0))
+		if [ $((t % 2)) -eq 0 ]; then sig=INT to=group; else sig=TERM to=pid; fi
+		# one trial at a time with other test scripts' tracefs sections
+		# (tests_lock), and after any other run's lock
+		[ $root -eq 1 ] && { exec 9>>/run/tracecost-tests.lock; flock 9; }
+		lock_wait >/dev/null
+		ls -d /tmp/tracecost-runs.* 2>/dev/null | sort >dirs.before
+		r=$("$SIGTRIAL" "$d" $sig $to t.err -- "$TC" "$@" 9>&-)
+		[ $root -eq 1 ] && exec 9>&-
+		[ -n "$r" ] || { bad=$((bad + 1)); echo "  $name: sigtrial failed"; break; }
+		rc=${r%% *} r=${r#* }
+		seen=${r%% *} r=${r#* }
+		ex=${r%% *} sid=${r#* }
+		left=$(leftovers "$sid" dirs.before)
+		if [ "$rc" -eq 1 ] && grep -q "holds /run/tracecost/lock\|in progress" t.err &&
+		   [ $retry -lt 20 ]; then
+			retry=$((retry + 1))
+			continue	# another run had the lock: not a trial
+		fi
+		if [ "$ex" -eq -2 ]; then
+			early=$((early + 1))
+			[ "$rc" -ne 0 ] && bad=$((bad + 1)) &&
+				echo "  $name: ended before the signal with $rc: $(tail -1 t.err)"
+			[ $early -gt $((count / 10 + 2)) ] &&
+				{ bad=$((bad + 1)); echo "  $name: runs end before their signal"; break; }
+			continue
+		fi
 		# a run that exits 130 before any line (the signal came before its handlers)
-		echo "${seen:-$t1}" >>"seen.$name"
-		echo $t1 >>"exit.$name"
-		left=""
-		[ -e "$STATE" ] && left="$STATE "
-		[ $root -eq 1 ] && has_instance "tracecost-$bg" && left="${left}instance "
-		bg=""
-		if [ $rc -ne 130 ] || [ -n "$left" ]; then
+		[ "$seen" -lt 0 ] && seen=$ex
+		echo "$seen" >>"seen.$f"
+		echo "$ex" >>"exit.$f"
+		if [ "$rc" -ne 130 ] || [ -n "$left" ]; then
 			bad=$((bad + 1))
-			echo "  $name trial $t (signal after $d s): rc=$rc ${left}$(tail -1 t.err)"
+			echo "  $name trial $t (SIG$sig to the $to after $d s): rc=$rc left:${left:- nothing}; $(tail -1 t.err)"
+		elif [ -n "${SIGNAL_BOUND_MS:-}" ] && [ "$seen" -gt "$SIGNAL_BOUND_MS" ]; then
+			late=$((late + 1))
+			echo "  $name trial $t (SIG$sig to the $to after $d s): seen after $seen ms > $SIGNAL_BOUND_MS ms"
 		fi
 		t=$((t + 1))
 	done
-	med() { sort -n "$1" | awk '{ v[NR] = $1 } END { printf "median %d, max %d", v[int((NR + 1) / 2)], v[NR] }'; }
-	stats="ms to 'interrupted' $(med "seen.$name"), to the exit $(med "exit.$name") over $count trials"
-	[ $bad -eq 0 ] && ok "signal latency, $name: exit 130 and tracing restored in every trial; $stats" ||
-		not_ok "signal latency, $name: $bad of $count trials wrong; $stats"
+	st() { echo "median $(pct "$1" 50), p99 $(pct "$1" 99), max $(pct "$1" 100)"; }
+	stats="ms to 'interrupted' $(st "seen.$f"); to the exit $(st "exit.$f"); $t trials"
+	[ $early -gt 0 ] && stats="$stats ($early more ended before their signal)"
+	summary="$summary$(printf '  %-34s seen %s\n  %-34s exit %s' "$name" "$(st "seen.$f")" "" "$(st "exit.$f")")
+"
+	if [ $bad -eq 0 ] && [ $late -eq 0 ]; then
+		ok "signal latency, $name: exit 130, nothing left in every trial; $stats"
+	else
+		not_ok "signal latency, $name: $bad wrong, $late late of $t trials; $stats"
+	fi
 }
-trials $TRIALS user 0.1 2.0 run --cpus 0 --samples 100000000
-trials $TRIALS "user --runs 4" 0.1 4.0 run --runs 4 --cpus 0 --samples 400000
+SIGTRIALS=$SIGNAL_TRIALS
+SLOW=${SIGNAL_TRIALS_SLOW:-$([ "$SIGNAL_TRIALS" -lt 2 ] && echo "$SIGNAL_TRIALS" || echo 2)}
+trials $SIGTRIALS "user" 0.1 2.0 run --cpus 0 --samples 100000000
+trials $SIGTRIALS "user --runs 4" 0.1 4.0 run --runs 4 --cpus 0 --samples 400000
+trials $SIGTRIALS "user --peers lttng,flag,floor" 0.3 4.0 run --peers lttng,flag,floor --cpus 0 \
+	--samples 3000000 --batch 64
 if [ $root -eq 1 ]; then
-	trials $TRIALS system 0.3 3.0 run --suite system --profiles none,syscalls,sched \
-		--workloads getpid,pipe,ctxsw --calls 300000 --round-trips 20000 --repeat 50
+	trials $SIGTRIALS "system (getpid,pipe,ctxsw)" 0.3 3.0 run --suite system \
+		--profiles none,syscalls,sched --workloads getpid,pipe,ctxsw --calls 300000 \
+		--round-trips 20000 --repeat 50
+	trials $SIGTRIALS "system (fs,hackbench,walk)" 0.3 4.0 run --suite system \
+		--profiles none,irq,function,preemptirq --workloads fs,hackbench,walk --files 500 \
+		--loops 2000 --tree /usr/share/doc --repeat 20
+	trials $SIGTRIALS "system --runs 3" 0.3 4.0 run --suite system --runs 3 \
+		--profiles none,sched --workloads getpid,pipe --calls 300000 --round-trips 10000 --repeat 6
+	trials $SIGTRIALS "noise (builtin load)" 0.3 4.0 noise --cpus 1 --duration 60s --load builtin
+	trials $SIGTRIALS "noise (tlb load, spin)" 0.3 4.0 noise --cpus 1 --duration 60s --load tlb \
+		--measure spin
 	# the sampler sees the signal at once; removing uprobes then takes seconds
-	trials 2 "user --peers usdt --batch 64" 3.0 8.0 run --peers usdt --batch 64 --cpus 0 --samples 2000000
+	trials $SLOW "user --peers usdt --batch 64" 3.0 8.0 run --peers usdt --batch 64 --cpus 0 \
+		--samples 2000000
 else
-	skip "signal latency, system and usdt+: need root"
+	skip "signal latency, system, noise and usdt+: need root"
 fi
 if [ -e /sys/module/tracecost ] || modprobe -n tracecost 2>/dev/null; then
 	skip "signal latency, kernel: not run here (make check-kernel boots the module)"
 else
-	skip "signal latency, kernel: tracecost.ko cannot be loaded on this machine"
+	skip "signal latency, kernel: tracecost.ko cannot be loaded on this machine (no module for $(uname -r))"
 fi
+printf 'signal latency (ms, %d trials per suite, %d for usdt+; seed %s):\n%s' \
+	"$SIGTRIALS" "$SLOW" "$SEED" "$summary"
 
 summary signals skipped
