@@ -137,7 +137,7 @@ RUN_ARGS	?= --runs 5 --repeat 2 --samples 1000000
 	check-kernel deps-kernel check-kernel-if-available check-fuzz kernels deps-kernels \
 	check-kernel-debug check-noise-vm check-noise-vm-if-available check-vm \
 	check-vm-if-available seed-table check-seed-table check-vm-arm64 \
-	check-vm-arm64-if-available check-balance site-cost check-patches check-signals
+	check-vm-arm64-if-available check-balance kernels-check site-cost check-patches check-signals
 all: $(TRACECOST) $(UNIT_BINS) $(LIBTC_SO) $(if $(CROSS_COMPILE),,$(SITECHECK))
 
 $(O)/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h) Makefile
@@ -532,6 +532,20 @@ seed-table: deps-kernel
 	@$(MAKE) --no-print-directory $(TRACECOST) $(O)/tracecost-static
 	@$(MAKE) --no-print-directory kernels KERNELS="$(SEED_KERNELS)" KERNEL_CACHE="$(KERNEL_CACHE)"
 	@sh kernel/seed-table.sh $(O) $(KERNEL_CACHE)
+
+# Every kernel that make check and make check-seed-table build, one make
+# kernels each, in the order their stages need them: kernel/build.sh locks
+# the cache per call, so a stage that needs a kernel already built takes it
+# between two builds instead of waiting for all. .ci/run starts this at low
+# priority beside make check, whose userspace stages leave most of the two
+# CPUs idle (tests that wait on threads, signals, QEMU and one another).
+CHECK_KERNELS	= debug arm64:stock $(SEED_KERNELS)
+kernels-check:
+	@for k in $(CHECK_KERNELS); do \
+		case $$k in arm64:*) a=arm64 k=$${k#arm64:} ;; *) a=x86_64 ;; esac; \
+		$(MAKE) --no-print-directory kernels ARCH=$$a KERNELS=$$k \
+			KERNEL_CACHE="$(KERNEL_CACHE)" || exit; \
+	done
 
 # seed-table, then its assertions (tests/vm/seed-table.sh), then the event
 # stream's balance per CPU on the patched kernel and on irqsoff, the

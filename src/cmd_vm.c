@@ -382,6 +382,31 @@ static void print_tail(const char *path, int lines)
 	free(buf);
 }
 
+/*
+ * The lines of @path around the first line that contains @needle: @before
+ * lines before it, @lines in all at most, each as "  | LINE" (a splat's
+ * header and its stack, for a report that has only the console log).
+ */
+static void print_around(const char *path, const char *needle, int before, int lines)
+{
+	char *buf = read_all(path, NULL), *hit, *p;
+	int back = 0, n = 0;
+
+	hit = buf && needle ? strstr(buf, needle) : NULL;
+	if (!hit) {
+		free(buf);
+		return;
+	}
+	for (p = hit; p > buf && back <= before; p--)
+		if (p[-1] == '\n' && ++back > before)
+			break;
+	for (char *line = strtok(p, "\n"); line && n < lines; line = strtok(NULL, "\n"), n++) {
+		line[strcspn(line, "\r")] = 0;
+		fprintf(stderr, "  | %s\n", line);
+	}
+	free(buf);
+}
+
 static const struct vm_arch *host_arch(void);
 
 /*
@@ -931,7 +956,8 @@ static int boot(const struct vm_opts *o, const char *qemu, const char *accel, co
  * RCU stalls, debugobjects (POSIX extended regular expression).
  */
 static const char vm_splat[] =
-	"Kernel panic|Oops|WARNING:|BUG:|soft lockup|hard LOCKUP|rcu.*self-detected stall|"
+	"Kernel panic|Oops|WARNING:|BUG:|kernel BUG at|general protection fault|invalid opcode|"
+	"Unable to handle kernel|Internal error:|unchecked MSR access|soft lockup|hard LOCKUP|rcu.*self-detected stall|"
 	"rcu_preempt detected stalls|Call Trace|blocked for more than|possible recursive locking|"
 	"possible circular locking|inconsistent lock state|possible deadlock|DEBUG_LOCKS_WARN_ON|"
 	"suspicious RCU usage|KASAN|ODEBUG|UBSAN";
@@ -1029,6 +1055,7 @@ static bool boot_failed(const struct vm_opts *o, int rc, const char *buf, const 
 {
 	char path[4300];
 	struct stat st;
+	bool tail = true;
 
 	if (rc == -1)
 		fprintf(stderr, "tracecost: %s did not finish within %u s; console tail:\n",
@@ -1039,12 +1066,21 @@ static bool boot_failed(const struct vm_opts *o, int rc, const char *buf, const 
 	else if (rc != 0 || (want_done && !strstr(buf, "\n@@DONE")))
 		fprintf(stderr, "tracecost: the guest stopped before its init ended (QEMU"
 			" exit %d); console tail:\n", rc);
-	else if (splat)
+	else if (splat) {
+		/* the splat's header and stack, not the tail of a clean end */
 		fprintf(stderr, "tracecost: the console log has a splat: %s\n", splat);
-	else
+		print_around(console, splat, 8, 48);
+		splat = NULL;
+		tail = false;
+	} else {
 		return false;
-	if (!splat)
+	}
+	if (tail)
 		print_tail(console, VM_TAIL_LINES);
+	if (splat) {
+		fprintf(stderr, "  the first splat, in its context:\n");
+		print_around(console, splat, 8, 48);
+	}
 	pathf(path, sizeof(path), "%s/qemu.log", vm_dir);
 	if (!stat(path, &st) && st.st_size > 0)
 		print_tail(path, 3);

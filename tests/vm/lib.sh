@@ -83,7 +83,10 @@ vm_boot() {
 	_why=$(grep -v '^note - ' "$vm/$_name.vm.err" | head -1)
 	case "$_rc:$_why" in
 	0:*) ok "$_name: booted and powered off, console log has no panic, oops, WARNING, BUG, lockdep, hung task, lockup or stall" ;;
-	*) not_ok "$_name: $_why" ;;
+	*) not_ok "$_name: $_why"
+	   # what tracecost vm showed of the console (a splat's header and
+	   # stack, or the tail), so that a CI log says what happened
+	   grep '^  ' "$vm/$_name.vm.err" | head -60 ;;
 	esac
 	grep -q '^@@DONE' "$vm/$_name.txt" && ok "$_name: guest script completed" ||
 		not_ok "$_name: guest script did not complete (console: $vm/$_name.console)"
