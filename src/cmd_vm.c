@@ -120,7 +120,7 @@ static const struct vm_arch vm_arches[] = {
 	  0x38, EM_AARCH64 },
 };
 
-enum vm_accel { ACCEL_AUTO, ACCEL_TCG, ACCEL_KVM };
+enum vm_accel { ACCEL_AUTO, ACCEL_TCG, ACCEL_TCG_SINGLE, ACCEL_KVM };
 
 struct vm_opts {
 	const struct vm_arch *arch;
@@ -175,7 +175,7 @@ static void usage(void)
 	printf("usage: tracecost vm [--arch x86_64|arm64] --kernel IMAGE\n"
 	       "                    (--build KBUILD_DIR | --module KO)\n"
 	       "                    [--smp N | --deterministic] [--append ARGS] [--name NAME]\n"
-	       "                    [--memory MB] [--timeout S] [--accel auto|tcg|kvm]\n"
+	       "                    [--memory MB] [--timeout S] [--accel auto|tcg|tcg-single|kvm]\n"
 	       "                    [--console FILE] [--json FILE] -- run --suite S [options]\n"
 	       "       tracecost vm [--arch A] --kernel IMAGE --initrd CPIO --data FILE\n"
 	       "                    [--console FILE] [--retry-stall] [boot options]\n\n"
@@ -200,7 +200,8 @@ static void usage(void)
 	       "  --memory MB        guest memory (default 512)\n"
 	       "  --timeout S        give up on the guest after S seconds (default 900)\n"
 	       "  --accel MODE       auto (default: KVM when /dev/kvm works and not\n"
-	       "                     --deterministic), tcg or kvm\n"
+	       "                     --deterministic), tcg, tcg-single (one host thread\n"
+	       "                     runs every virtual CPU) or kvm\n"
 	       "  --console FILE     keep the guest's console log\n"
 	       "  --json FILE        write the run's result file, labelled (\"vm\" object)\n"
 	       "  --initrd CPIO      boot this initramfs (its own /init) instead\n"
@@ -684,10 +685,12 @@ static void parse(int argc, char **argv, struct vm_opts *o)
 				o->accel = ACCEL_AUTO;
 			else if (!strcmp(optarg, "tcg"))
 				o->accel = ACCEL_TCG;
+			else if (!strcmp(optarg, "tcg-single"))
+				o->accel = ACCEL_TCG_SINGLE;
 			else if (!strcmp(optarg, "kvm"))
 				o->accel = ACCEL_KVM;
 			else
-				tc_cli_usage("--accel: '%s' is not auto, tcg or kvm", optarg);
+				tc_cli_usage("--accel: '%s' is not auto, tcg, tcg-single or kvm", optarg);
 			break;
 		case OPT_CONSOLE:
 			tc_cli_check_output("--console", optarg);
@@ -952,11 +955,13 @@ static int boot(const struct vm_opts *o, const char *qemu, const char *accel, co
 
 /*
  * Kernel log lines that fail a boot: panics, oopses, WARNINGs, BUGs (KASAN,
- * sleeping in atomic context, ...), lockdep reports, hung tasks, lockups,
+ * sleeping in atomic context, ...), any die() header ("int3: 0000 [#1]": the
+ * error code and the die counter of arch/x86/kernel/dumpstack.c), lockdep reports, hung tasks, lockups,
  * RCU stalls, debugobjects (POSIX extended regular expression).
  */
 static const char vm_splat[] =
 	"Kernel panic|Oops|WARNING:|BUG:|kernel BUG at|general protection fault|invalid opcode|"
+	"[0-9a-f]{4} \\[#[0-9]+\\]|"
 	"Unable to handle kernel|Internal error:|unchecked MSR access|soft lockup|hard LOCKUP|rcu.*self-detected stall|"
 	"rcu_preempt detected stalls|Call Trace|blocked for more than|possible recursive locking|"
 	"possible circular locking|inconsistent lock state|possible deadlock|DEBUG_LOCKS_WARN_ON|"
@@ -1091,6 +1096,8 @@ static const char *pick_accel(const struct vm_opts *o)
 {
 	const char *accel;
 
+	if (o->accel == ACCEL_TCG_SINGLE)
+		return "tcg,thread=single";
 	accel = o->accel == ACCEL_KVM || (o->accel == ACCEL_AUTO && !o->deterministic &&
 					  o->arch == host_arch() && kvm_works()) ? "kvm" : "tcg";
 	if (!strcmp(accel, "kvm") && !kvm_works())

@@ -134,7 +134,11 @@ while [ $# -gt 0 ]; do
 	shift
 done
 case "$accel" in
-*thread=single*) echo "[    1.000000] reboot: Restarting system" >"$con"; exit 0 ;;
+*thread=single*)
+	if [ -n "${FAKE_SPLAT:-}" ]; then
+		printf '[    1.200000] int3: 0000 [#1] PREEMPT SMP\n[    1.200001] RIP: 0010:raise_softirq+0x8/0xb0\n[    1.200002] Call Trace:\n' >"$con"
+	fi
+	echo "[    1.300000] reboot: Restarting system" >>"$con"; exit 0 ;;
 esac
 echo "[   30.000000] rcu: rcu_preempt kthread timer wakeup didn't happen for 2502 jiffies!" >"$con"
 [ -n "${FAKE_OURS:-}" ] && echo "[   30.000001]  tc_sample+0x10/0x20 [tracecost]" >>"$con"
@@ -153,6 +157,21 @@ rc=$?
 [ $rc -eq 1 ] && ! grep -q '^note - ' "$T/err" && grep -q 'did not finish within 2 s' "$T/err" &&
 	ok "--retry-stall: a stall with a tracecost.ko frame fails (exit 1, no retry)" ||
 	not_ok "--retry-stall with our frame: exit $rc: $(head -2 "$T/err")"
+# --accel tcg-single: one TCG thread for every virtual CPU; a die() header
+# that names no BUG or Oops ("int3: 0000 [#1]") is a splat, shown with its stack
+PATH="$T/fake:$PATH" "$tc" vm --kernel "$kernel" --initrd "$T/splat.gz" --data "$T/fake.data" \
+	--console "$T/fake.console" --smp 2 --accel tcg-single --timeout 20 >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] && ok "--accel tcg-single boots with -accel tcg,thread=single" ||
+	not_ok "--accel tcg-single: exit $rc: $(head -2 "$T/err")"
+FAKE_SPLAT=1 PATH="$T/fake:$PATH" "$tc" vm --kernel "$kernel" --initrd "$T/splat.gz" \
+	--data "$T/fake.data" --console "$T/fake.console" --smp 2 --accel tcg-single \
+	--timeout 20 >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 1 ] && grep -q 'has a splat: .*int3: 0000 \[#1\]' "$T/err" &&
+	grep -q '^  | .*RIP: 0010:raise_softirq' "$T/err" &&
+	ok "a die() header is a splat, shown with the lines after it" ||
+	not_ok "int3 splat: exit $rc: $(head -3 "$T/err")"
 rm -f "$T"/fake.*
 
 # two deterministic boots, identical counts
