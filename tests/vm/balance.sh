@@ -39,7 +39,7 @@ esac
 # at one of the inline static-key sites while the events were switched on
 # or off (1 boot in about 15 on an idle host, 8 in 37 on a loaded one, at
 # raise_softirq, __switch_to, _raw_spin_lock, ct_irq_enter_irqson, ...);
-# with one TCG thread, none in the boots of doc/seed-table.md. Whether
+# with one TCG thread, none in 29 boots (doc/seed-table.md). Whether
 # multi-threaded TCG runs a stale translation of code another vCPU has
 # patched, or the series races on hardware too, is open (issue 19).
 export VM_ACCEL=${VM_ACCEL:-tcg-single}
