@@ -53,6 +53,7 @@
 #include <regex.h>
 #include <getopt.h>
 #include <libgen.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -357,6 +358,17 @@ static char *read_all(const char *path, size_t *len)
 }
 
 /* The last @lines lines of @path on stderr, indented. */
+/* The lines of @text (modified) as "  | LINE", @max at most. */
+static void print_lines(char *text, int max)
+{
+	int n = 0;
+
+	for (char *line = strtok(text, "\n"); line && n < max; line = strtok(NULL, "\n"), n++) {
+		line[strcspn(line, "\r")] = 0;
+		fprintf(stderr, "  | %s\n", line);
+	}
+}
+
 static void print_tail(const char *path, int lines)
 {
 	size_t len;
@@ -376,10 +388,7 @@ static void print_tail(const char *path, int lines)
 			seen++;
 	if (*p == '\n')
 		p++;
-	for (char *line = strtok(p, "\n"); line; line = strtok(NULL, "\n")) {
-		line[strcspn(line, "\r")] = 0;
-		fprintf(stderr, "  | %s\n", line);
-	}
+	print_lines(p, INT_MAX);
 	free(buf);
 }
 
@@ -391,7 +400,7 @@ static void print_tail(const char *path, int lines)
 static void print_around(const char *path, const char *needle, int before, int lines)
 {
 	char *buf = read_all(path, NULL), *hit, *p;
-	int back = 0, n = 0;
+	int back = 0;
 
 	hit = buf && needle ? strstr(buf, needle) : NULL;
 	if (!hit) {
@@ -401,10 +410,7 @@ static void print_around(const char *path, const char *needle, int before, int l
 	for (p = hit; p > buf && back <= before; p--)
 		if (p[-1] == '\n' && ++back > before)
 			break;
-	for (char *line = strtok(p, "\n"); line && n < lines; line = strtok(NULL, "\n"), n++) {
-		line[strcspn(line, "\r")] = 0;
-		fprintf(stderr, "  | %s\n", line);
-	}
+	print_lines(p, lines);
 	free(buf);
 }
 
@@ -956,13 +962,15 @@ static int boot(const struct vm_opts *o, const char *qemu, const char *accel, co
 /*
  * Kernel log lines that fail a boot: panics, oopses, WARNINGs, BUGs (KASAN,
  * sleeping in atomic context, ...), any die() header ("int3: 0000 [#1]": the
- * error code and the die counter of arch/x86/kernel/dumpstack.c), lockdep reports, hung tasks, lockups,
- * RCU stalls, debugobjects (POSIX extended regular expression).
+ * error code and the die counter of arch/x86/kernel/dumpstack.c), lockdep
+ * reports, hung tasks, lockups, RCU stalls, debugobjects (POSIX extended
+ * regular expression).
  */
 static const char vm_splat[] =
 	"Kernel panic|Oops|WARNING:|BUG:|kernel BUG at|general protection fault|invalid opcode|"
 	"[0-9a-f]{4} \\[#[0-9]+\\]|"
-	"Unable to handle kernel|Internal error:|unchecked MSR access|soft lockup|hard LOCKUP|rcu.*self-detected stall|"
+	"Unable to handle kernel|Internal error:|unchecked MSR access|soft lockup|hard LOCKUP|"
+	"rcu.*self-detected stall|"
 	"rcu_preempt detected stalls|Call Trace|blocked for more than|possible recursive locking|"
 	"possible circular locking|inconsistent lock state|possible deadlock|DEBUG_LOCKS_WARN_ON|"
 	"suspicious RCU usage|KASAN|ODEBUG|UBSAN";
@@ -1060,7 +1068,7 @@ static bool boot_failed(const struct vm_opts *o, int rc, const char *buf, const 
 {
 	char path[4300];
 	struct stat st;
-	bool tail = true;
+	bool stopped = true;
 
 	if (rc == -1)
 		fprintf(stderr, "tracecost: %s did not finish within %u s; console tail:\n",
@@ -1072,18 +1080,17 @@ static bool boot_failed(const struct vm_opts *o, int rc, const char *buf, const 
 		fprintf(stderr, "tracecost: the guest stopped before its init ended (QEMU"
 			" exit %d); console tail:\n", rc);
 	else if (splat) {
-		/* the splat's header and stack, not the tail of a clean end */
 		fprintf(stderr, "tracecost: the console log has a splat: %s\n", splat);
-		print_around(console, splat, 8, 48);
-		splat = NULL;
-		tail = false;
+		stopped = false;
 	} else {
 		return false;
 	}
-	if (tail)
+	/* a guest that stopped: the console's tail; a splat: its header and stack */
+	if (stopped)
 		print_tail(console, VM_TAIL_LINES);
 	if (splat) {
-		fprintf(stderr, "  the first splat, in its context:\n");
+		if (stopped)
+			fprintf(stderr, "  the first splat, in its context:\n");
 		print_around(console, splat, 8, 48);
 	}
 	pathf(path, sizeof(path), "%s/qemu.log", vm_dir);
