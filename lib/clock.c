@@ -81,7 +81,7 @@ int tc_clock_calibrate(struct tc_clock_info *info, unsigned int ms)
 
 	/* Back-to-back reads: resolution and cost of one read. */
 	for (i = 0; i < READS; i++) {
-		uint64_t a = tc_clock_read();
+		uint64_t a = tc_clock_read_start();
 		uint64_t b = tc_clock_read();
 
 		d[i] = b - a;

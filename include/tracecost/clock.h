@@ -66,6 +66,33 @@ static tc_always_inline uint64_t tc_clock_read(void)
 }
 
 /**
+ * tc_clock_read_start() - tc_clock_read() for the start of a timed region
+ *
+ * The same serialized read, with the two halves of RDTSC joined before the
+ * trailing LFENCE and the value moved into a register of the compiler's
+ * choice there: with tc_clock_read() the compiler may join them after the
+ * fence (shl/or/mov), inside the region being timed, and how it does so
+ * depends on the register pressure of the code under test (seen in GCC 12's
+ * static-key loops, issue 17), so two subjects would not carry the same
+ * overhead. Elsewhere the read already yields one register.
+ *
+ * Return: counter value in ticks, as tc_clock_read().
+ */
+static tc_always_inline uint64_t tc_clock_read_start(void)
+{
+#if defined(__x86_64__)
+	uint64_t v;
+
+	__asm__ __volatile__("lfence\n\trdtsc\n\tshl $32, %%rdx\n\t"
+			     "or %%rdx, %%rax\n\tmov %%rax, %0\n\tlfence"
+			     : "=r"(v) :: "rax", "rdx", "memory");
+	return v;
+#else
+	return tc_clock_read();
+#endif
+}
+
+/**
  * tc_clock_read_fast() - read the same counter without serialization
  *
  * For event timestamps (the recording probe), where ordering against the

@@ -119,13 +119,13 @@ static tc_always_inline void tc_do_work(void)
 		unsigned int __i, __j;						\
 		if ((batch) <= 1) {						\
 			for (__i = 0; __i < (n); __i++) {			\
-				uint64_t __t0 = tc_clock_read();		\
+				uint64_t __t0 = tc_clock_read_start();		\
 				BODY;						\
 				(out)[__i] = tc_clock_read() - __t0;		\
 			}							\
 		} else {							\
 			for (__i = 0; __i < (n); __i++) {			\
-				uint64_t __t0 = tc_clock_read();		\
+				uint64_t __t0 = tc_clock_read_start();		\
 				_Pragma("GCC unroll 8")				\
 				for (__j = 0; __j < (batch); __j++) {		\
 					BODY;					\
