@@ -28,9 +28,9 @@ trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT
 
 echo "== static - stock per pair, $(date -u +%Y-%m-%dT%H:%M:%SZ), $($TC --version)"
-echo "== $TC run --samples $SAMPLES --batch $BATCH --repeat $REPEAT --unit ticks"
+echo "== $TC run --samples $SAMPLES --batch $BATCH --repeat $REPEAT --unit ticks --peers nop"
 echo "== load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-$TC run --samples "$SAMPLES" --batch "$BATCH" --repeat "$REPEAT" --unit ticks \
+$TC run --samples "$SAMPLES" --batch "$BATCH" --repeat "$REPEAT" --unit ticks --peers nop \
 	--json "$tmp/n.json" >"$tmp/n.txt"
 grep -E '^(cpu|kernel|counter|static keys):' "$tmp/n.txt" || true
 echo "== load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -54,22 +54,30 @@ stats='
     | if $how == "mean" then ($s | (map(.sum | tonumber) | add) / (map(.n) | add) / $b)
       else median_of($s) / $b end;
   .user.batch as $b
-  | "pair\tstatic - stock\t95 % CI\tmin\tmax\twithin \($G)\tstock",
+  | "pair\t\($A) - \($B)\t95 % CI\tmin\tmax\twithin \($G)\t\($B)",
     (.user.pairs[] as $p
      | ($p.cells | map(. as $c | {key: .configuration,
           value: [range(0; $R) as $r | $c | cellstat($how; $r; $b)]}) | from_entries) as $m
-     | [range(0; $R) as $r | $m["static"][$r] - $m["stock"][$r]] as $d
+     | [range(0; $R) as $r | $m[$A][$r] - $m[$B][$r]] as $d
      | ($d | add / length) as $mean
      | (if $R > 1 then ((($d | map((. - $mean) * (. - $mean)) | add) / ($R - 1)) | sqrt)
         else 0 end) as $sd
      | (t975($R - 1) * $sd / ($R | sqrt)) as $hw
-     | "\($p.name)\t\($mean | r3)\t[\(($mean - $hw) | r3), \(($mean + $hw) | r3)]\t\($d | min | r3)\t\($d | max | r3)\t\([$d[] | select(. <= $G)] | length)/\($R)\t\($m["stock"] | add / length | r3)")
+     | "\($p.name)\t\($mean | r3)\t[\(($mean - $hw) | r3), \(($mean + $hw) | r3)]\t\($d | min | r3)\t\($d | max | r3)\t\([$d[] | select(. <= $G)] | length)/\($R)\t\($m[$B] | add / length | r3)")
 '
-echo
-echo "mean ticks per pair, static - stock per repetition:"
-jq -r --argjson R "$REPEAT" --argjson G "$GOAL" --arg how mean "$stats" "$tmp/n.json" |
-	column -t -s "$(printf '\t')"
-echo
-echo "median sample / batch (ticks per pair), static - stock per repetition:"
-jq -r --argjson R "$REPEAT" --argjson G "$GOAL" --arg how median "$stats" "$tmp/n.json" |
-	column -t -s "$(printf '\t')"
+# static - stock: the goal; static - nop: what the code around a disabled
+# site costs beyond its NOP; nop - stock: what the NOP itself costs (the
+# nop peer: stock with the same NOP at every toggle, as plain code).
+for ab in static:stock static:nop nop:stock; do
+	a=${ab%:*} b=${ab#*:}
+	for how in mean median; do
+		echo
+		if [ $how = mean ]; then
+			echo "mean ticks per pair, $a - $b per repetition:"
+		else
+			echo "median sample / batch (ticks per pair), $a - $b per repetition:"
+		fi
+		jq -r --argjson R "$REPEAT" --argjson G "$GOAL" --arg how $how --arg A "$a" \
+			--arg B "$b" "$stats" "$tmp/n.json" | column -t -s "$(printf '\t')"
+	done
+done
