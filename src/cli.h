@@ -145,11 +145,6 @@ int cmd_run(int argc, char **argv);
  * Return: the exit status for main().
  */
 int tc_cli_runs(const char *suite, unsigned int runs, int argc, char **argv);
-/*
- * A file compare reads that is deleted when the command ends (run --runs
- * without --json), and the name its tables give it instead of the path.
- */
-extern const char *tc_cli_compare_tmp, *tc_cli_compare_tmp_name;
 /* The environment variable that names the parent of a run of --runs. */
 #define TC_RUNS_PARENT_ENV	"TRACECOST_RUNS_PARENT"
 /**
@@ -195,6 +190,27 @@ int cmd_vm(int argc, char **argv);
 
 /* compare, size, plot (src/cmd_compare.c, cmd_size.c, cmd_plot.c). */
 int cmd_compare(int argc, char **argv);
+struct tc_result_file;
+/**
+ * tc_cli_compare_result() - compare's tables of every configuration of @f,
+ * a result already loaded: what tracecost run prints, at --runs 1 as at
+ * --runs N (src/cmd_compare.c)
+ * @f:		the result (tc_result_file_parse()); freed here
+ * @format:	"text", "markdown", "csv" or "json" (compare's --format), NULL
+ *		for text
+ * @ticks:	figures in counter ticks instead of ns (--unit ticks)
+ * Return: the exit status for main(); exits 2 on a bad @format.
+ */
+int tc_cli_compare_result(struct tc_result_file *f, const char *format, bool ticks);
+struct json_t;
+/**
+ * tc_cli_compare_json() - tc_cli_compare_result() of a result held as JSON
+ * (the object tc_result_write() writes), read back through the reader
+ * (tc_result_file_parse()) under the name @name; exits 1 if it does not
+ * read back (a bug of the writer), 2 on a bad @format.
+ * Return: the exit status for main().
+ */
+int tc_cli_compare_json(struct json_t *root, const char *name, const char *format, bool ticks);
 /* tracecost calibrate (src/cmd_calibrate.c) */
 int cmd_calibrate(int argc, char **argv);
 int cmd_size(int argc, char **argv);

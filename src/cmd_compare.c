@@ -132,13 +132,35 @@ static void parse_metrics(struct cmp_opts *o, const char *arg)
 		tc_cli_usage("--metrics: empty list");
 }
 
+/* The defaults of every option: compare's, and those of run's tables. */
+static void opts_init(struct cmp_opts *o)
+{
+	int m;
+
+	*o = (struct cmp_opts){ .resamples = TC_COMPARE_DEFAULT_B, .seed = 1 };
+	for (m = 0; m < TC_NR_METRICS; m++)
+		o->metrics[m] = tc_metric_info(m)->usual;
+}
+
+/* --format NAME (compare and run share the names); -1 if unknown. */
+static int format_of(const char *name)
+{
+	if (!strcmp(name, "text"))
+		return FMT_TEXT;
+	if (!strcmp(name, "markdown"))
+		return FMT_MARKDOWN;
+	if (!strcmp(name, "csv"))
+		return FMT_CSV;
+	if (!strcmp(name, "json"))
+		return FMT_JSON;
+	return -1;
+}
+
 static int parse(int argc, char **argv, struct cmp_opts *o)
 {
 	int c;
 
-	*o = (struct cmp_opts){ .resamples = TC_COMPARE_DEFAULT_B, .seed = 1 };
-	for (c = 0; c < TC_NR_METRICS; c++)
-		o->metrics[c] = tc_metric_info(c)->usual;
+	opts_init(o);
 	o->labels = calloc((size_t)argc + 1, sizeof(*o->labels));
 	if (!o->labels)
 		tc_cli_fail("out of memory");
@@ -153,17 +175,10 @@ static int parse(int argc, char **argv, struct cmp_opts *o)
 			parse_metrics(o, optarg);
 			break;
 		case OPT_FORMAT:
-			if (!strcmp(optarg, "text"))
-				o->fmt = FMT_TEXT;
-			else if (!strcmp(optarg, "markdown"))
-				o->fmt = FMT_MARKDOWN;
-			else if (!strcmp(optarg, "csv"))
-				o->fmt = FMT_CSV;
-			else if (!strcmp(optarg, "json"))
-				o->fmt = FMT_JSON;
-			else
+			if (format_of(optarg) < 0)
 				tc_cli_usage("--format: '%s' is not text, markdown, csv or json",
 					     optarg);
+			o->fmt = (enum fmt)format_of(optarg);
 			break;
 		case OPT_UNIT:
 			if (!strcmp(optarg, "ns"))
@@ -1112,37 +1127,32 @@ static struct tc_calibration *load_calibration(const struct cmp_opts *o, const c
 	return ret ? NULL : cal;
 }
 
-int cmd_compare(int argc, char **argv)
+/*
+ * The comparison of @n columns @col and its tables in @o's format: what
+ * compare prints, and run's tables whatever --runs is. Takes @col (freed).
+ */
+static int compare_columns(struct tc_cli_column *col, int n, struct cmp_opts *o)
 {
 	struct tc_calibration *cal;
 	char cal_path[4096];
 	struct tc_compare_column *cc;
-	struct tc_cli_column *col;
 	struct tc_compare_opts co;
 	struct tc_compare *res;
-	struct cmp_opts o;
 	struct ctx x;
 	unsigned int highest;
 	double *freq, *scale;
-	int first, n, i, err;
+	int i, err;
 
-	first = parse(argc, argv, &o);
-	/* noise result files: their own comparison (src/cmd_compare_noise.c) */
-	if (tc_cli_columns_noise(argc - first, argv + first)) {
-		free(o.labels);
-		return cmd_compare_noise(argc, argv);
-	}
-	n = tc_cli_columns_load(argc - first, argv + first, o.nr_labels, o.labels, &col);
 	cc = calloc((size_t)n, sizeof(*cc));
 	freq = calloc((size_t)n, sizeof(*freq));
 	scale = calloc((size_t)n, sizeof(*scale));
 	if (!cc || !freq || !scale)
 		tc_cli_fail("out of memory");
 	if (is_system(col[0].file)) {
-		check_system_columns(col, n, &o, freq, scale);
+		check_system_columns(col, n, o, freq, scale);
 		highest = 0;
 	} else {
-		check_columns(col, n, &o, &highest, freq, scale);
+		check_columns(col, n, o, &highest, freq, scale);
 	}
 	for (i = 0; i < n; i++) {
 		cc[i].file = col[i].file;
@@ -1150,18 +1160,18 @@ int cmd_compare(int argc, char **argv)
 		cc[i].scale = scale[i];
 		cc[i].ref = reference(col, n, i);
 	}
-	cal = load_calibration(&o, col[0].file->suite, cal_path, sizeof(cal_path));
+	cal = load_calibration(o, col[0].file->suite, cal_path, sizeof(cal_path));
 	co = (struct tc_compare_opts){
-		.resamples = o.resamples, .seed = o.seed, .confidence = CONFIDENCE,
-		.percentile = o.percentile, .highest = highest, .calibration = cal,
+		.resamples = o->resamples, .seed = o->seed, .confidence = CONFIDENCE,
+		.percentile = o->percentile, .highest = highest, .calibration = cal,
 	};
 	err = tc_compare_run(cc, n, &co, &res);
 	if (err)
 		tc_cli_fail("compare: %s", strerror(-err));
-	x = (struct ctx){ .col = col, .cc = cc, .n = n, .freq = freq, .o = &o, .res = res,
-			  .highest = highest, .unit = o.ticks ? "ticks" : "ns", .cal = cal,
+	x = (struct ctx){ .col = col, .cc = cc, .n = n, .freq = freq, .o = o, .res = res,
+			  .highest = highest, .unit = o->ticks ? "ticks" : "ns", .cal = cal,
 			  .cal_path = *cal_path ? cal_path : NULL };
-	switch (o.fmt) {
+	switch (o->fmt) {
 	case FMT_TEXT:
 		print_text(&x);
 		break;
@@ -1183,6 +1193,58 @@ int cmd_compare(int argc, char **argv)
 	free(freq);
 	free(scale);
 	tc_cli_columns_free(col, n);
-	free(o.labels);
 	return TC_EXIT_OK;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct tc_cli_column *col;
+	struct cmp_opts o;
+	int first, n, ret;
+
+	first = parse(argc, argv, &o);
+	/* noise result files: their own comparison (src/cmd_compare_noise.c) */
+	if (tc_cli_columns_noise(argc - first, argv + first)) {
+		free(o.labels);
+		return cmd_compare_noise(argc, argv);
+	}
+	n = tc_cli_columns_load(argc - first, argv + first, o.nr_labels, o.labels, &col);
+	ret = compare_columns(col, n, &o);
+	free(o.labels);
+	return ret;
+}
+
+int tc_cli_compare_result(struct tc_result_file *f, const char *format, bool ticks)
+{
+	struct tc_cli_column *col;
+	struct cmp_opts o;
+	int n;
+
+	opts_init(&o);
+	if (format && format_of(format) < 0)
+		tc_cli_usage("--format: '%s' is not text, markdown, csv or json", format);
+	if (format)
+		o.fmt = (enum fmt)format_of(format);
+	o.ticks = ticks;
+	n = tc_cli_columns_of_file(f, &col);
+	return compare_columns(col, n, &o);
+}
+
+int tc_cli_compare_json(json_t *root, const char *name, const char *format, bool ticks)
+{
+	char err[TC_RESULT_ERR_LEN];
+	struct tc_result_file *f;
+	char *buf;
+	int ret;
+
+	buf = json_dumps(root, JSON_COMPACT);
+	if (!buf)
+		tc_cli_fail("out of memory");
+	ret = tc_result_file_parse(buf, strlen(buf), name, &f, err, sizeof(err));
+	free(buf);
+	if (ret == -ENOMEM)
+		tc_cli_fail("out of memory");
+	if (ret)
+		tc_cli_fail("the result does not read back: %s", err);
+	return tc_cli_compare_result(f, format, ticks);
 }

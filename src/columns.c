@@ -160,13 +160,6 @@ static struct tc_result_file *load_file(const char *path)
 		tc_cli_fail("%s", err);
 	if (ret)
 		tc_cli_usage("%s", err);
-	/* a temporary of run --runs: shown by the name it is given, not its path */
-	if (tc_cli_compare_tmp && !strcmp(path, tc_cli_compare_tmp)) {
-		free(f->path);
-		f->path = strdup(tc_cli_compare_tmp_name);
-		if (!f->path)
-			tc_cli_fail("out of memory");
-	}
 	return f;
 }
 
@@ -352,6 +345,21 @@ int tc_cli_columns_load(int nr_specs, char *const *specs, int nr_labels,
 	free(files);
 	*cols = col;
 	return n;
+}
+
+int tc_cli_columns_of_file(struct tc_result_file *f, struct tc_cli_column **cols)
+{
+	struct tc_cli_column *col;
+	int j;
+
+	col = calloc((size_t)f->nr_configs, sizeof(*col));
+	if (!col)
+		tc_cli_fail("out of memory");
+	for (j = 0; j < f->nr_configs; j++)
+		col[j] = (struct tc_cli_column){ .file = f, .config = j };
+	name_columns(col, f->nr_configs, 0, NULL);
+	*cols = col;
+	return f->nr_configs;
 }
 
 void tc_cli_columns_free(struct tc_cli_column *cols, int nr)

@@ -64,6 +64,13 @@ struct tc_cli_column {
  */
 int tc_cli_columns_load(int nr_specs, char *const *specs, int nr_labels,
 			char *const *labels, struct tc_cli_column **cols);
+/*
+ * tc_cli_columns_of_file() - the columns of every configuration of @f, a
+ * file already loaded (run's own result), named as tc_cli_columns_load()
+ * names them; @f is theirs (tc_cli_columns_free() frees it).
+ * Return: number of columns (@f->nr_configs), *@cols malloc'ed.
+ */
+int tc_cli_columns_of_file(struct tc_result_file *f, struct tc_cli_column **cols);
 void tc_cli_columns_free(struct tc_cli_column *cols, int nr);
 
 #endif /* TC_COLUMNS_H */

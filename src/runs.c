@@ -48,7 +48,6 @@
 
 #include "cli.h"
 
-const char *tc_cli_compare_tmp, *tc_cli_compare_tmp_name;
 
 static volatile sig_atomic_t runs_signal;
 static volatile pid_t runs_child;
@@ -428,36 +427,19 @@ int tc_cli_runs(const char *suite, unsigned int runs, int argc, char **argv)
 		ret = tc_result_write(root, target);
 		if (!ret && ra.json && !strcmp(ra.json, "-"))
 			ret = tc_result_write(root, "-");
-		json_decref(root);
 		if (ret) {
 			fprintf(stderr, "tracecost: writing %s: %s\n", target, strerror(-ret));
 			ret = TC_EXIT_FAIL;
 		} else if (!ra.json || strcmp(ra.json, "-")) {
-			char *cargv[8];
-			int n = 0;
-
-			cargv[n++] = "compare";
-			cargv[n++] = (char *)target;
-			if (ra.format) {
-				cargv[n++] = "--format";
-				cargv[n++] = (char *)ra.format;
-			}
-			if (ra.unit && strcmp(suite, "system")) {
-				cargv[n++] = "--unit";
-				cargv[n++] = (char *)ra.unit;
-			}
-			cargv[n] = NULL;
-			if (!ra.json) {
-				/* deleted below: name no path that will not exist */
-				tc_cli_compare_tmp = target;
-				tc_cli_compare_tmp_name = "(not kept)";
-			}
-			optind = 0;
-			ret = cmd_compare(n, cargv);
+			/* compare's tables of the result, named by its file if kept */
+			ret = tc_cli_compare_json(root, ra.json ? target : "(not kept)", ra.format,
+						  ra.unit && strcmp(suite, "system") &&
+						  strcmp(ra.unit, "ns"));
 			if (!ra.json && !ret)
 				fprintf(stderr, "tracecost: the result file of these runs is not kept "
 					"(--json FILE keeps it)\n");
 		}
+		json_decref(root);
 	}
 	remove_tmp(dir, (int)runs);
 	close(lock_fd);
