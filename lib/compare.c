@@ -139,6 +139,7 @@ struct ranked {
 
 struct work {
 	const struct tc_compare_opts *o;
+	const struct tc_result_file *f;	/* the file of the cell being figured */
 	struct tc_hist *h;
 	struct tc_topn *t;
 	unsigned int *k;	/* draw counts per repetition */
@@ -194,6 +195,45 @@ static void figures_values(const struct work *w, const struct tc_result_cell *ce
 	v[TC_METRIC_MAX] = max * unit;
 	v[TC_METRIC_AVERAGE] = sum / (double)total * unit;
 	v[TC_METRIC_MAX_AVG] = v[TC_METRIC_PERCENTILE] = NAN;
+	v[TC_METRIC_PERCENTILE_1CPU] = NAN;
+}
+
+/*
+ * The percentile of the one-CPU runs (@cell->p1cpu, ticks per pair) of the
+ * runs whose repetitions are drawn (@k): the weighted median over the runs,
+ * each weighing what its repetitions are drawn (the lower middle for an
+ * even weight); NAN when no drawn run recorded one.
+ */
+static double figure_p1cpu(const struct tc_result_file *f, const struct tc_result_cell *cell,
+			   const unsigned int *k)
+{
+	struct ranked run[TC_RESULT_MAX_RUNS];
+	unsigned long wr[TC_RESULT_MAX_RUNS], total = 0, seen = 0;
+	int r, n = 0, nr = f->nr_runs < TC_RESULT_MAX_RUNS ? f->nr_runs : TC_RESULT_MAX_RUNS;
+	unsigned int j;
+
+	if (!cell->p1cpu)
+		return NAN;
+	for (r = 0; r < nr; r++) {
+		wr[r] = 0;
+		if (isnan(cell->p1cpu[r]))
+			continue;
+		for (j = 0; j < f->runs[r].nr_reps; j++)
+			wr[r] += k[f->runs[r].first_rep + j];
+		if (wr[r]) {
+			run[n++] = (struct ranked){ cell->p1cpu[r], r };
+			total += wr[r];
+		}
+	}
+	if (!n)
+		return NAN;
+	qsort(run, (size_t)n, sizeof(*run), cmp_ranked);
+	for (r = 0; r < n; r++) {
+		seen += wr[run[r].i];
+		if (2 * seen >= total)
+			return run[r].v;
+	}
+	return run[n - 1].v;
 }
 
 /*
@@ -227,6 +267,8 @@ static int figures(struct work *w, const struct tc_result_cell *cell, double uni
 	v[TC_METRIC_PERCENTILE] = (double)st.percentile * unit;
 	v[TC_METRIC_MIN] = (double)st.min * unit;
 	v[TC_METRIC_MAX] = (double)st.max * unit;
+	/* p1cpu is per pair; unit converts ticks per sample (batch pairs) */
+	v[TC_METRIC_PERCENTILE_1CPU] = figure_p1cpu(w->f, cell, k) * w->f->batch * unit;
 	if (upper) {
 		memcpy(upper, v, TC_NR_METRICS * sizeof(*v));
 		upper[TC_METRIC_MEDIAN] = (double)st.median_upper * unit;
@@ -606,6 +648,7 @@ static int compare_row(struct work *w, const struct tc_compare_column *cols, int
 		if (ri < 0)
 			continue;
 		rc = &f->rows[ri].cells[cols[c].config];
+		w->f = f;
 		/*
 		 * No step where the file records no counter resolution, or 0 (a
 		 * guest under -icount: counts, not quanta); never above it.
@@ -622,7 +665,8 @@ static int compare_row(struct work *w, const struct tc_compare_column *cols, int
 		if (err)
 			return err;
 		for (m = 0; m < TC_NR_METRICS; m++) {
-			cell[m].present = tc_metric_applies(f->shape, m);
+			cell[m].present = tc_metric_applies(f->shape, m) &&
+					  (m != TC_METRIC_PERCENTILE_1CPU || !isnan(v[m]));
 			cell[m].upper = up[m];
 			cell[m].approx = up[m] != v[m];
 			cell[m].reps = rc->nr_reps;
@@ -638,6 +682,8 @@ static int compare_row(struct work *w, const struct tc_compare_column *cols, int
 		err = spreads(w, f, rc, unit, cell);
 		if (err)
 			return err;
+		/* one figure per run: nothing varies within a run */
+		cell[TC_METRIC_PERCENTILE_1CPU].within = NAN;
 		if (rc->nr_reps < TC_COMPARE_MIN_REPS)
 			continue;
 		s = rng_seed(o->seed, group[c]);
@@ -672,6 +718,17 @@ static int compare_row(struct work *w, const struct tc_compare_column *cols, int
 				x->change = 0;
 			if (x->reps < TC_COMPARE_MIN_REPS || rc->reps < TC_COMPARE_MIN_REPS)
 				continue;
+			/*
+			 * One figure per run: the repetitions of a run say
+			 * nothing of its spread, only runs (or sessions) do.
+			 */
+			if (m == TC_METRIC_PERCENTILE_1CPU &&
+			    (!(by_runs(cols[c].file) || by_sessions(cols[c].file)) ||
+			     !(by_runs(cols[ref].file) || by_sessions(cols[ref].file)))) {
+				x->verdict = TC_VERDICT_UNKNOWN;
+				x->scope = TC_SCOPE_NONE;
+				continue;
+			}
 			err = interval(o, cols, c, ref, group[c] == group[ref], rx, r0, d, x, rc,
 				       row->name, m);
 			if (err)

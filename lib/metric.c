@@ -21,6 +21,15 @@ static const struct tc_metric_info metrics[TC_NR_METRICS] = {
 				   true, false, true },
 	[TC_METRIC_MIN] = { "min", "the smallest sample (system: round)", true, true, false },
 	[TC_METRIC_MAX] = { "max", "the largest sample (system: round)", true, true, false },
+	/*
+	 * The seed's percentile (preemptirq-v2 cover letter: "The 99th
+	 * percentile was measured in a separate benchmark run, focused on a
+	 * single CPU"): one figure per run, the median over the runs; an
+	 * interval only with runs (or sessions) as the resampling unit.
+	 */
+	[TC_METRIC_PERCENTILE_1CPU] = { "percentile_1cpu",
+		"the P-th percentile of a separate run on one CPU, median over the runs",
+		true, false, true },
 };
 
 const struct tc_metric_info *tc_metric_info(enum tc_metric m)

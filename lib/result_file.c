@@ -27,6 +27,7 @@ void tc_result_file_free(struct tc_result_file *f)
 				tc_snapshot_free(&cell->reps[k]);
 			free(cell->reps);
 			free(cell->values);
+			free(cell->p1cpu);
 		}
 		free(row->cells);
 		free(row->name);

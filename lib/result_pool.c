@@ -166,6 +166,18 @@ static int pool_cells(struct tc_result_file *p, struct tc_result_file *const *fi
 				dst->values = calloc(p->repeat, sizeof(*dst->values));
 			if (!dst->reps && !dst->values)
 				return -ENOMEM;
+			if (p->shape == TC_RESULT_SHAPE_HIST) {
+				dst->p1cpu = malloc((size_t)p->nr_runs * sizeof(*dst->p1cpu));
+				if (!dst->p1cpu)
+					return -ENOMEM;
+			}
+			for (i = 0, k = 0; dst->p1cpu && i < nr; i++) {
+				const struct tc_result_cell *src = &files[i]->rows[r].cells[c];
+				int a;
+
+				for (a = 0; a < files[i]->nr_runs; a++, k++)
+					dst->p1cpu[k] = src->p1cpu ? src->p1cpu[a] : NAN;
+			}
 			for (i = 0; i < nr; i++) {
 				const struct tc_result_cell *src = &files[i]->rows[r].cells[c];
 

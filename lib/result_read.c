@@ -298,6 +298,21 @@ static int read_cell(struct rd *r, const struct tc_result_file *f, unsigned int 
 		cell->reps[k].rep = k;
 		cell->reps[k].nr_cpus = cpus;
 	}
+	/* the percentile of the separate one-CPU run, if recorded */
+	cell->p1cpu = malloc(sizeof(*cell->p1cpu));
+	if (!cell->p1cpu) {
+		err = rd_fail(r, -ENOMEM, "out of memory");
+		goto out;
+	}
+	*cell->p1cpu = NAN;
+	ja = json_object_get(jc, "stats_1cpu");
+	if (ja && json_is_object(ja)) {
+		json_t *jv = json_object_get(ja, "percentile");
+
+		if (jv && json_is_number(jv) && isfinite(json_number_value(jv)) &&
+		    json_number_value(jv) >= 0)
+			*cell->p1cpu = json_number_value(jv);
+	}
 	err = 0;
 out:
 	for (i = 0; i < ns; i++)

@@ -359,6 +359,18 @@ int tc_cli_parse_format(const char *opt, const char *s, int json_ok)
 		     json_ok ? ", csv or json" : " or csv");
 }
 
+const char *tc_cli_format_name(int format)
+{
+	switch (format) {
+	case TC_TABLE_MARKDOWN:
+		return "markdown";
+	case TC_TABLE_CSV:
+		return "csv";
+	default:
+		return "text";
+	}
+}
+
 /* The kind of a kernel pseudo file system, where no output file can be created. */
 static const char *pseudo_fs(const char *dir)
 {

@@ -87,6 +87,8 @@ int tc_cli_parse_uint_list(const char *opt, const char *s, unsigned int *v, int 
 int tc_cli_parse_unit(const char *opt, const char *s);
 /* "text", "markdown", "csv" (and "json" when @json_ok) -> enum tc_table_format, or -1 for json. */
 int tc_cli_parse_format(const char *opt, const char *s, int json_ok);
+/* tc_cli_format_name() - "text", "markdown" or "csv" of a tc_table_format */
+const char *tc_cli_format_name(int format);
 /* The directory of @path must exist and be writable ("-" is stdout): exit 2 otherwise. */
 void tc_cli_check_output(const char *opt, const char *path);
 /*

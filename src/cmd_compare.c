@@ -357,6 +357,10 @@ static const char *metric_label(int m, double p, char *buf, size_t len)
 		snprintf(buf, len, "%g percentile", p);
 		return buf;
 	}
+	if (m == TC_METRIC_PERCENTILE_1CPU) {
+		snprintf(buf, len, "%g percentile (1 CPU)", p);
+		return buf;
+	}
 	return tc_metric_name(m);
 }
 
@@ -640,7 +644,7 @@ static void print_calibration_reason(const struct ctx *x)
 /* Why a cell of @row has no verdict, or a weaker one: one line per reason. */
 static void print_reasons(const struct ctx *x, const struct tc_compare_row *row)
 {
-	bool unknown = false, na = false, step = false, sessions = false;
+	bool unknown = false, na = false, step = false, sessions = false, one_cpu = false;
 	double st = 0;
 	char few[256] = "";
 	size_t off = 0;
@@ -655,6 +659,11 @@ static void print_reasons(const struct ctx *x, const struct tc_compare_row *row)
 			na |= cell->verdict == TC_VERDICT_NA;
 			step |= cell->below_step;
 			st = fmax(st, cell->step);
+			if (m == TC_METRIC_PERCENTILE_1CPU) {
+				one_cpu |= cell->verdict == TC_VERDICT_UNKNOWN &&
+					   cell->scope == TC_SCOPE_NONE;
+				continue;
+			}
 			if (cell->verdict != TC_VERDICT_UNKNOWN || unknown)
 				continue;
 			unknown = true;
@@ -683,6 +692,11 @@ static void print_reasons(const struct ctx *x, const struct tc_compare_row *row)
 		printf("? between-run variation unknown (runs: %s): columns from different runs "
 		       "need %d runs each: use --runs N or several files per column "
 		       "(A1.json,A2.json,...)\n", few, TC_COMPARE_MIN_RUNS);
+	if (one_cpu)
+		printf("? %g percentile (1 CPU): one figure per run (a separate run on one CPU, as "
+		       "the preemptirq cover letters measured it), the median over the runs; its "
+		       "interval needs %d runs a column (--runs N)\n", x->o->percentile,
+		       TC_COMPARE_MIN_RUNS);
 	if (na)
 		printf("? n/a: a column with one repetition has no spread to resample\n");
 	if (st > 0)
@@ -1221,6 +1235,9 @@ int tc_cli_compare_result(struct tc_result_file *f, const char *format, bool tic
 	int n;
 
 	opts_init(&o);
+	/* run's tables: every figure it measured */
+	for (n = 0; n < TC_NR_METRICS; n++)
+		o.metrics[n] = true;
 	if (format && format_of(format) < 0)
 		tc_cli_usage("--format: '%s' is not text, markdown, csv or json", format);
 	if (format)

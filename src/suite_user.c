@@ -301,16 +301,22 @@ static struct tc_pair_view view(const struct run_data *d)
 	};
 }
 
-static void print_tables(const struct run_data *d)
+/*
+ * The tables: compare's, on this run's result (the same tables as --runs N
+ * prints); with --per-cpu, each pair's figures on each CPU after them.
+ */
+static void print_tables(const struct run_data *d, json_t *root)
 {
 	const struct user_opts *o = d->o;
 	struct tc_pair_view v = view(d);
-	int p, s, i;
+	int p, s, i, ret;
 
-	for (p = 0; p < TC_NR_USER_PAIRS; p++) {
-		tc_pair_report_table(&v, pairs[p].title, d->st, d->st1, TC_NR_USER_PAIRS, p, stdout);
-		if (!o->per_cpu)
-			continue;
+	fflush(stdout);
+	ret = tc_cli_compare_json(root, o->json ? o->json : "this run",
+				  tc_cli_format_name(o->format), o->unit_ticks);
+	if (ret)
+		exit(ret);
+	for (p = 0; o->per_cpu && p < TC_NR_USER_PAIRS; p++) {
 		for (i = 0; i < o->nr_cpus; i++) {
 			struct tc_stats st[NR_SUBJECTS_MAX];
 			char title[96];
@@ -479,7 +485,8 @@ static json_t *size_json(const struct tc_subject_size *z)
 	return json_pack("{s:I, s:o}", "text_bytes", (json_int_t)z->text_bytes, "sites", sites);
 }
 
-static int write_json(const struct run_data *d)
+/* The result file's object of this run (doc/result-format.md), NULL when out of memory. */
+static json_t *result_json(const struct run_data *d)
 {
 	const struct user_opts *o = d->o;
 	struct tc_result_header h = {
@@ -490,10 +497,10 @@ static int write_json(const struct run_data *d)
 	};
 	json_t *root = tc_result_new(&h), *user, *cfgs, *jp;
 	struct tc_pair_view v;
-	int s, err;
+	int s;
 
 	if (!root)
-		return -ENOMEM;
+		return NULL;
 	cfgs = json_array();
 	for (s = 0; s < NR_SUBJECTS; s++) {
 		const struct tc_subject_size *z = size_of(subjects[s]->id);
@@ -518,7 +525,7 @@ static int write_json(const struct run_data *d)
 			 "configurations", cfgs, "pairs", jp);
 	if (!user) {
 		json_decref(root);
-		return -ENOMEM;
+		return NULL;
 	}
 	if (tc_peers_selected()) {
 		struct tc_peers_view pv = peers_view(d);
@@ -526,9 +533,7 @@ static int write_json(const struct run_data *d)
 		json_object_set_new(user, "peers", tc_peers_json(&pv));
 	}
 	json_object_set_new(root, "user", user);
-	err = tc_result_write(root, o->json);
-	json_decref(root);
-	return err;
+	return root;
 }
 
 static int write_raw(const struct run_data *d)
@@ -583,6 +588,7 @@ int suite_user_run(int argc, char **argv)
 	static const int all_pairs[] = { TC_PAIR_IRQ, TC_PAIR_PREEMPT, TC_PAIR_IRQ_SAVE };
 	struct user_opts o;
 	struct run_data d = { .o = &o };
+	json_t *root;
 	struct tc_sampler_config cfg;
 	uint64_t *irq0, *irq1;
 	int i, c, err, maxcpu;
@@ -669,15 +675,18 @@ int suite_user_run(int argc, char **argv)
 				     o.percentile))
 			tc_cli_fail("internal: no samples in a cell");
 	}
+	root = result_json(&d);
+	if (!root)
+		tc_cli_fail("out of memory");
 	print_header(&d, stdout);
-	print_tables(&d);
+	print_tables(&d, root);
 	print_harness(&d);
 	print_size(&d);
 	print_peers(&d);
 	fflush(stdout);
 	tc_peers_teardown();
 	if (o.json) {
-		err = write_json(&d);
+		err = tc_result_write(root, o.json);
 		if (err)
 			tc_cli_fail("--json %s: %s", o.json, strerror(-err));
 	}
@@ -686,6 +695,7 @@ int suite_user_run(int argc, char **argv)
 		if (err)
 			tc_cli_fail("--raw %s: %s", o.raw, strerror(-err));
 	}
+	json_decref(root);
 	tc_sampler_result_free(&d.main);
 	tc_sampler_result_free(&d.one);
 	free(irq0);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * tracecost/metric.h - the figures a table or comparison prints for a
- * cell (average, median, max_avg, percentile, min, max): one table of
+ * cell (average, median, max_avg, percentile, the percentile of the
+ * separate one-CPU run percentile_1cpu, min, max): one table of
  * metrics (lib/metric.c) gives each its name (as printed, parsed and
  * written in JSON), what it estimates, whether it moves in counter steps,
  * and whether a system result (one value per round) has it. compare, its
@@ -25,6 +26,7 @@ enum tc_metric {
 	TC_METRIC_MEDIAN,
 	TC_METRIC_MAX_AVG,
 	TC_METRIC_PERCENTILE,
+	TC_METRIC_PERCENTILE_1CPU,
 	TC_METRIC_MIN,
 	TC_METRIC_MAX,
 	TC_NR_METRICS
@@ -51,7 +53,10 @@ struct tc_metric_info {
 /** tc_metric_info() - the table's entry for @m, NULL when out of range */
 const struct tc_metric_info *tc_metric_info(enum tc_metric m);
 
-/** tc_metric_name() - "average", "median", "max_avg", "percentile", "min", "max" ("?" out of range) */
+/**
+ * tc_metric_name() - "average", "median", "max_avg", "percentile",
+ * "percentile_1cpu", "min", "max" ("?" out of range)
+ */
 const char *tc_metric_name(enum tc_metric m);
 
 /**

@@ -171,11 +171,16 @@ enum tc_result_shape {
  * @reps:	TC_RESULT_SHAPE_HIST only: by repetition number (else NULL)
  * @values:	TC_RESULT_SHAPE_VALUES only: @nr_reps values, by round, in the
  *		row's unit, finite and >= 0 (else NULL)
+ * @p1cpu:	TC_RESULT_SHAPE_HIST only: by run (the file's @nr_runs), the
+ *		percentile of that run's separate one-CPU run (the cell's
+ *		stats_1cpu.percentile, ticks per pair, at the file's @percentile),
+ *		NAN where the run recorded none; NULL for system
  */
 struct tc_result_cell {
 	int nr_reps;
 	struct tc_snapshot *reps;
 	double *values;
+	double *p1cpu;
 };
 
 /**

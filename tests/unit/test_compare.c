@@ -281,6 +281,11 @@ static void test_self_same(void **state)
 			for (m = 0; m < TC_NR_METRICS; m++) {
 				const struct tc_compare_cell *x = cell(r, row, c, m);
 
+				/* no stats_1cpu in these files: no such row */
+				if (m == TC_METRIC_PERCENTILE_1CPU) {
+					assert_false(x->present);
+					continue;
+				}
 				assert_int_equal(x->verdict, TC_VERDICT_SAME);
 				assert_true(x->lo == 0 && x->hi == 0 && x->change == 0);
 			}
@@ -304,7 +309,8 @@ static void test_copy_is_same_run(void **state)
 	assert_true(tc_compare_same_run(a, b));
 	assert_int_equal(run(cols, 2, 500, &r), 0);
 	for (m = 0; m < TC_NR_METRICS; m++)
-		assert_int_equal(cell(r, 0, 1, m)->verdict, TC_VERDICT_SAME);
+		if (m != TC_METRIC_PERCENTILE_1CPU)
+			assert_int_equal(cell(r, 0, 1, m)->verdict, TC_VERDICT_SAME);
 	tc_compare_free(r);
 	tc_result_file_free(a);
 	tc_result_file_free(b);
@@ -329,7 +335,8 @@ static void test_slower_faster(void **state)
 	assert_false(tc_compare_same_run(a, b));
 	assert_int_equal(run(cols, 2, 2000, &r), 0);
 	for (m = 0; m < TC_NR_METRICS; m++)
-		assert_int_equal(cell(r, 0, 1, m)->verdict, TC_VERDICT_UNKNOWN);
+		if (m != TC_METRIC_PERCENTILE_1CPU)
+			assert_int_equal(cell(r, 0, 1, m)->verdict, TC_VERDICT_UNKNOWN);
 	assert_true(isnan(cell(r, 0, 1, TC_METRIC_AVERAGE)->lo));
 	assert_true(fabs(cell(r, 0, 1, TC_METRIC_AVERAGE)->change - 60) < 5);
 	tc_compare_free(r);
@@ -356,6 +363,57 @@ static void test_slower_faster(void **state)
 	assert_int_equal(run(back, 2, 2000, &r), 0);
 	assert_int_equal(cell(r, 0, 1, TC_METRIC_AVERAGE)->verdict, TC_VERDICT_FASTER);
 	assert_int_equal(cell(r, 0, 1, TC_METRIC_MEDIAN)->verdict, TC_VERDICT_FASTER);
+	tc_compare_free(r);
+	tc_result_file_free(a);
+	tc_result_file_free(b);
+}
+
+/*
+ * The percentile of the one-CPU runs (percentile_1cpu): the median over the
+ * runs of one figure per run, exactly; with one run a side no verdict (a
+ * run's repetitions say nothing of its spread), with three a side slower.
+ */
+static void test_percentile_1cpu(void **state)
+{
+	static const int la[] = { 100, 100 }, lb[] = { 160, 160 };
+	struct spec sa = { "user", "run-a", 2, two, 2, 5, 2, gen_shift, la, 31 };
+	struct spec sb = { "user", "run-b", 2, two, 2, 5, 2, gen_shift, lb, 32 };
+	struct tc_result_file *a = load(&sa), *b = load(&sb);
+	struct tc_compare_column cols[] = { { a, 0, -1, 1.0 }, { b, 0, 0, 1.0 } };
+	const struct tc_compare_cell *x;
+	struct tc_compare *r;
+	int i;
+
+	(void)state;
+	a->rows[0].cells[0].p1cpu[0] = 30;
+	b->rows[0].cells[0].p1cpu[0] = 40;
+	assert_int_equal(run(cols, 2, 500, &r), 0);
+	x = cell(r, 0, 1, TC_METRIC_PERCENTILE_1CPU);
+	assert_true(x->present);
+	assert_true(fabs(cell(r, 0, 0, TC_METRIC_PERCENTILE_1CPU)->value - 30) < 1e-9);
+	assert_true(fabs(x->value - 40) < 1e-9);
+	assert_int_equal(x->verdict, TC_VERDICT_UNKNOWN);
+	/* the second pair recorded none: no such figure there */
+	assert_false(cell(r, 1, 1, TC_METRIC_PERCENTILE_1CPU)->present);
+	tc_compare_free(r);
+	tc_result_file_free(a);
+	tc_result_file_free(b);
+
+	a = load_runs(&sa, 3);
+	b = load_runs(&sb, 3);
+	for (i = 0; i < 3; i++) {
+		a->rows[0].cells[0].p1cpu[i] = 30 + i;		/* 30, 31, 32 */
+		b->rows[0].cells[0].p1cpu[i] = 42 - 2 * i;	/* 42, 40, 38 */
+	}
+	cols[0].file = a;
+	cols[1].file = b;
+	assert_int_equal(run(cols, 2, 2000, &r), 0);
+	x = cell(r, 0, 1, TC_METRIC_PERCENTILE_1CPU);
+	/* the medians of the runs, as a sort of the three gives them */
+	assert_true(fabs(cell(r, 0, 0, TC_METRIC_PERCENTILE_1CPU)->value - 31) < 1e-9);
+	assert_true(fabs(x->value - 40) < 1e-9);
+	assert_int_equal(x->verdict, TC_VERDICT_SLOWER);
+	assert_true(isnan(x->within));
 	tc_compare_free(r);
 	tc_result_file_free(a);
 	tc_result_file_free(b);
@@ -980,6 +1038,7 @@ int main(void)
 		cmocka_unit_test(test_self_same),
 		cmocka_unit_test(test_copy_is_same_run),
 		cmocka_unit_test(test_slower_faster),
+		cmocka_unit_test(test_percentile_1cpu),
 		cmocka_unit_test(test_same_distribution),
 		cmocka_unit_test(test_one_rep_na),
 		cmocka_unit_test(test_paired_same_run),
