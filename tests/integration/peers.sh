@@ -244,7 +244,7 @@ else
 		bg=""
 		sleep 0.2
 		[ -z "$(homes)" ] && ok "LTTng home: SIGINT $d s after the start (rc $rc): none left" ||
-			{ not_ok "LTTng home: SIGINT $d s after the start: $(homes)"; rm -rf "$lt"/*; }
+			{ not_ok "LTTng home: SIGINT $d s after the start: $(homes)"; rm -rf "${lt:?}"/*; }
 	done
 	start_run --runs 3 --cpus 0 --samples 400000
 	sleep 1.2
@@ -254,7 +254,7 @@ else
 	bg=""
 	sleep 0.2
 	[ $rc -eq 130 ] && [ -z "$(homes)" ] && ok "LTTng home: SIGINT under --runs 3: none left" ||
-		{ not_ok "LTTng home: SIGINT under --runs 3: rc=$rc $(homes)"; rm -rf "$lt"/*; }
+		{ not_ok "LTTng home: SIGINT under --runs 3: rc=$rc $(homes)"; rm -rf "${lt:?}"/*; }
 	# kill -9 of the run: its home stays; restore removes it (and a daemon left)
 	start_run --cpus 0 --samples 3000000 --batch 64
 	if [ -n "$home" ]; then
