@@ -16,13 +16,17 @@
 #include <tracecost/tracefs.h>
 
 #include "cli.h"
+#include "peers.h"
 
 static void usage(void)
 {
 	printf("usage: tracecost restore\n\n"
 	       "Put back the tracing settings a killed tracecost run changed, from its state\n"
 	       "file %s/state, and remove that file; stop a run of tracecost.ko it started\n"
-	       "and unload the module if it loaded it. Needs root.\n", TC_TRACEFS_STATE_DIR);
+	       "and unload the module if it loaded it. Needs root. Also removes what killed\n"
+	       "runs left in /tmp: the directories of 'run --runs' and the homes of the LTTng\n"
+	       "peer's session daemons ($TMPDIR/tracecost-lttng.*, this user's).\n",
+	       TC_TRACEFS_STATE_DIR);
 }
 
 int cmd_restore(int argc, char **argv)
@@ -46,6 +50,8 @@ int cmd_restore(int argc, char **argv)
 	if (dirs)
 		printf("tracecost: removed %u temporary director%s of killed 'run --runs' "
 		       "(/tmp/tracecost-runs.*)\n", dirs, dirs == 1 ? "y" : "ies");
+	/* the LTTng session daemons' homes of killed runs (this user's) */
+	tc_peers_clean(stdout);
 	if (tc_tracefs_state_owner(NULL, &pid) == TC_STATE_LIVE)
 		tc_cli_fail("run %ld is in progress (it holds %s/lock): it restores tracing "
 			    "itself when it ends; nothing done", pid, TC_TRACEFS_STATE_DIR);

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /**
  * struct tc_peer_ops - a peer's consumer
@@ -31,6 +32,9 @@
  * @count:	events recorded and lost (overwritten, discarded) in the
  *		main run by the consumer of enabled column @id, for the
  *		columns whose count (subjects/peers.def) is not PROBE
+ * @clean:	remove what runs of the peer that were killed (kill -9) left
+ *		behind, only what no live run holds; say on @f (NULL: say
+ *		nothing) what was removed, on stderr what could not be
  */
 struct tc_peer_ops {
 	bool first;
@@ -39,6 +43,7 @@ struct tc_peer_ops {
 	const char *(*busy)(void);
 	void (*done)(void);
 	void (*count)(const char *id, uint64_t *events, uint64_t *lost);
+	void (*clean)(FILE *f);
 };
 
 #endif /* TC_PEER_OPS_H */

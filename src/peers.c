@@ -181,6 +181,15 @@ void tc_peers_teardown(void)
 			peers[i].ops->teardown();
 }
 
+void tc_peers_clean(FILE *f)
+{
+	int i;
+
+	for (i = 0; i < NR_PEERS; i++)
+		if (peers[i].ops && peers[i].ops->clean)
+			peers[i].ops->clean(f);
+}
+
 /* Whether peer @p was selected and built (its columns' objects linked). */
 static int peer_runs(int p)
 {

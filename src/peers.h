@@ -48,6 +48,13 @@ void tc_peers_main_done(const struct tc_subject *const *subjects, int nr,
 /* Stop sessions, remove uprobes, restore tracefs; idempotent. */
 void tc_peers_teardown(void);
 
+/*
+ * Remove what the peers of killed runs left (LTTng's temporary homes) that
+ * no live run holds, saying so on @f (NULL: silently); tracecost restore,
+ * and a --runs parent whose child was killed.
+ */
+void tc_peers_clean(FILE *f);
+
 /**
  * struct tc_peers_view - what the peer tables are computed from
  * @subjects, @nr:	columns of the run

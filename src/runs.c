@@ -47,6 +47,7 @@
 #include <tracecost/result.h>
 
 #include "cli.h"
+#include "peers.h"
 
 
 static volatile sig_atomic_t runs_signal;
@@ -174,6 +175,9 @@ static int run_child(char **argv)
 		if (errno != EINTR)
 			tc_cli_fail("waitpid: %s", strerror(errno));
 	runs_child = 0;
+	/* a child killed (kill -9, the OOM killer) left its peers' files */
+	if (WIFSIGNALED(status))
+		tc_peers_clean(NULL);
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	return WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM ||

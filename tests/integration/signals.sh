@@ -184,7 +184,8 @@ fi	# SIGNAL_ONLY
 # kill PID) in even ones. Asserted in every trial: exit 130, and nothing
 # left: no process of its session, no state file or tracefs instance of a
 # dead run, no lock on /run/tracecost/lock held by a dead process, no
-# /tmp/tracecost-runs.* directory whose run is gone. Timed by sigtrial (to
+# /tmp/tracecost-runs.* directory whose run is gone, no LTTng home
+# ($TMPDIR/tracecost-lttng.*). Timed by sigtrial (to
 # ~1 ms): from the signal to the run's "interrupted" line (it saw the
 # signal: the sampler and the workloads must stop within ~100 ms) and to
 # its exit (after its restore: removing uprobes or an instance waits for
@@ -195,6 +196,9 @@ fi	# SIGNAL_ONLY
 # A run refused because another tracecost run holds the lock is retried
 # after it.
 n=0
+# the runs' own TMPDIR: the LTTng peer's temporary homes are made there
+export TMPDIR="$tmp/t"
+mkdir "$TMPDIR"
 # leftovers SID BEFORE: what the trial of session SID left (empty if nothing)
 leftovers() {
 	_left=""
@@ -223,8 +227,11 @@ leftovers() {
 			kill -0 "$_p" 2>/dev/null || _left="$_left lock held by dead $_p"
 		done
 	fi
+	for _d in "$TMPDIR"/tracecost-lttng.*; do
+		[ -e "$_d" ] && _left="$_left $_d" && rm -rf "$_d"
+	done
 	for _d in $(ls -d /tmp/tracecost-runs.* 2>/dev/null | sort | comm -13 "$2" -); do
-		[ -e "$_d/lock" ] && flock -n "$_d/lock" true 2>/dev/null && _left="$_left $_d"
+		[ -e "$_d/owner.lock" ] && flock -n "$_d/owner.lock" true 2>/dev/null && _left="$_left $_d"
 	done
 	echo "$_left"
 }
