@@ -633,7 +633,7 @@ FUZZ_CC		?= clang
 FUZZ_BIN	:= $(O)/fuzz/fuzz_result_read
 FUZZ_SRCS	:= tests/fuzz/fuzz_result_read.c lib/result_read.c lib/result_pool.c lib/file.c lib/report.c \
 		   lib/result_file.c lib/compare.c lib/hist.c lib/snapshot.c \
-		   lib/stats.c lib/metric.c lib/calibration.c lib/result.c
+		   lib/stats.c lib/metric.c lib/calibration.c lib/result_write.c
 
 $(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard include/tracecost/*.h) Makefile
 	@mkdir -p $(dir $@)
