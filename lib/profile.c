@@ -29,7 +29,7 @@
 
 #include <tracecost/file.h>
 
-#include "tracefs-local.h"
+#include "tracefs_local.h"
 
 /* Largest profile file read: 64 profiles of many events fit in far less. */
 #define PROFILE_FILE_MAX_BYTES	(1u << 20)
