@@ -23,6 +23,7 @@
 
 #include <tracecost/compiler.h>
 #include <tracecost/noise.h>
+#include <tracecost/profile.h>
 #include <tracecost/tracefs.h>
 
 #include "noise_local.h"

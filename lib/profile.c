@@ -28,6 +28,7 @@
 #include <tracefs.h>
 
 #include <tracecost/file.h>
+#include <tracecost/profile.h>
 
 #include "tracefs_local.h"
 

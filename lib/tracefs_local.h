@@ -20,6 +20,7 @@
 #include <jansson.h>
 #include <tracefs.h>
 
+#include <tracecost/profile.h>
 #include <tracecost/tracefs.h>
 
 #ifndef TC_VERSION

@@ -34,6 +34,7 @@
 
 #include <tracecost/file.h>
 #include <tracecost/kmod.h>
+#include <tracecost/profile.h>
 #include <tracecost/result.h>
 #include <tracecost/sysinfo.h>
 #include <tracecost/tracefs.h>
