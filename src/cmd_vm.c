@@ -4,8 +4,8 @@
  * "tracecost run" inside it.
  *
  * The host side builds tracecost.ko against the given kbuild tree (a copy
- * of kmod/ in a private directory, so the source tree is never written),
- * packs an initramfs (newc cpio, written here) holding busybox, the static
+ * of kernel/module/ in a private directory, so the source tree is never
+ * written), packs an initramfs (newc cpio, written here) holding busybox, the static
  * tracecost, the module, kernel/vm/init.sh as /init (with its preamble
  * kernel/vm/guest-lib.sh, shared with the tests' inits) and the guest's
  * arguments, boots the kernel with QEMU and reads back what the guest sends
@@ -33,7 +33,7 @@
  * by scripts/deps.sh kernels-arm64. --deterministic on arm64 passes
  * tccounter=pmccntr: the guest's init loads the module with counter=pmccntr,
  * the PMU cycle counter, which counts instructions under -icount shift=0
- * (kmod/tracecost_main.c), where CNTVCT_EL0 counts one per 16, and packs
+ * (kernel/module/tracecost_main.c), where CNTVCT_EL0 counts one per 16, and packs
  * the static tracecost built with -DTC_CLOCK_PMCCNTR (build-arm64-pmc/),
  * whose sampler reads the same counter (include/tracecost/clock.h).
  *
@@ -511,7 +511,7 @@ static void cpio_file(struct cpio *c, const char *name, const char *src, unsigne
 	free(buf);
 }
 
-/* ---- the module: built from a private copy of kmod/ --------------------- */
+/* ---- the module: built from a private copy of kernel/module/ ------------ */
 
 static bool wanted_source(const char *name, bool all)
 {
@@ -567,8 +567,12 @@ static void build_module(const struct vm_arch *arch, const char *top, const char
 	pathf(dir, sizeof(dir), "%s/src", vm_dir);
 	if (mkdir(dir, 0755))
 		tc_cli_fail("mkdir %s: %s", dir, strerror(errno));
-	pathf(src, sizeof(src), "%s/kmod", top);
-	pathf(dir, sizeof(dir), "%s/src/kmod", vm_dir);
+	/* kernel/module/ finds ../../include and ../../lib as in the tree */
+	pathf(dir, sizeof(dir), "%s/src/kernel", vm_dir);
+	if (mkdir(dir, 0755))
+		tc_cli_fail("mkdir %s: %s", dir, strerror(errno));
+	pathf(src, sizeof(src), "%s/kernel/module", top);
+	pathf(dir, sizeof(dir), "%s/src/kernel/module", vm_dir);
 	copy_sources(src, dir, false);
 	pathf(src, sizeof(src), "%s/lib", top);
 	pathf(dir, sizeof(dir), "%s/src/lib", vm_dir);
@@ -576,7 +580,7 @@ static void build_module(const struct vm_arch *arch, const char *top, const char
 	pathf(src, sizeof(src), "%s/include", top);
 	pathf(dir, sizeof(dir), "%s/src/include", vm_dir);
 	copy_sources(src, dir, true);
-	pathf(dir, sizeof(dir), "%s/src/kmod", vm_dir);
+	pathf(dir, sizeof(dir), "%s/src/kernel/module", vm_dir);
 	pathf(log, sizeof(log), "%s/kbuild.log", vm_dir);
 	pathf(arg_c, sizeof(arg_c), "-C%s", build);
 	pathf(arg_m, sizeof(arg_m), "M=%s", dir);
@@ -1197,7 +1201,7 @@ int cmd_vm(int argc, char **argv)
 	pathf(init, sizeof(init), "%s/kernel/vm/init.sh", top);
 	if (access(init, R_OK))
 		tc_cli_fail("%s is missing: tracecost vm runs from its source tree", init);
-	pathf(path, sizeof(path), "%s/kmod/Kbuild", top);
+	pathf(path, sizeof(path), "%s/kernel/module/Kbuild", top);
 	if (!o.module && access(path, R_OK))
 		tc_cli_fail("%s is missing: pass --module KO", path);
 	accel = pick_accel(&o);

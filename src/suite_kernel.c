@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * src/suite_kernel.c - "tracecost run --suite kernel": drive the tracecost
- * module (kmod/) through debugfs, read its histograms (doc/kmod-results.md)
+ * module (kernel/module/) through debugfs, read its histograms (doc/kmod-results.md)
  * and report them with the statistics, tables and result format of the user
  * suite. Columns are the kernel release, and "<release>+" for runs with the
  * kernel's preemptirq events enabled in a private tracefs instance; on a
@@ -98,7 +98,7 @@ static void usage(void)
 	       "                     [--do-work] [--tracepoints off|on|both] [--unit ns|ticks]\n"
 	       "                     [--format text|markdown|csv] [--json FILE]\n\n"
 	       "  --module PATH       tracecost.ko to load when the module is not loaded\n"
-	       "                      (default: kmod/tracecost.ko beside the binary's tree)\n"
+	       "                      (default: kernel/module/tracecost.ko beside the binary's tree)\n"
 	       "  --pairs LIST        irq,preempt,irq_save,bh,rcu,spin,ref16 (default: all)\n"
 	       "  --tracepoints MODE  off (default), on, or both: columns <release> and\n"
 	       "                      <release>+ (events enabled in a private tracefs instance)\n"
@@ -281,8 +281,8 @@ static const char *default_module(void)
 
 	if (n > 0) {
 		exe[n] = 0;
-		/* build/tracecost -> kmod/tracecost.ko; a packed initramfs puts it beside */
-		snprintf(path, sizeof(path), "%s/../kmod/tracecost.ko", dirname(exe));
+		/* build/tracecost -> kernel/module/tracecost.ko; a packed initramfs puts it beside */
+		snprintf(path, sizeof(path), "%s/../kernel/module/tracecost.ko", dirname(exe));
 		if (!access(path, R_OK))
 			return path;
 		exe[n] = 0;
@@ -326,7 +326,7 @@ static const char *module_to_load(const struct kopts *o)
 	ko = o->module ? o->module : default_module();
 	if (!ko)
 		tc_cli_fail("tracecost.ko is not loaded and was not found: build it with"
-			    " 'make -C kmod' and pass --module PATH");
+			    " 'make -C kernel/module' and pass --module PATH");
 	return ko;
 }
 
@@ -349,7 +349,7 @@ static void load_module(struct tc_tracefs *t, const char *ko)
 		close(fd);
 		if (e == ENOEXEC || e == EINVAL)
 			tc_cli_fail("%s was not built for this kernel (%s): rebuild with"
-				    " 'make -C kmod KDIR=/lib/modules/$(uname -r)/build'", ko,
+				    " 'make -C kernel/module KDIR=/lib/modules/$(uname -r)/build'", ko,
 				    strerror(e));
 		tc_cli_fail("loading %s: %s (the kernel must allow loading modules)", ko,
 			    strerror(e));
