@@ -34,6 +34,7 @@
 
 #include <tracecost/file.h>
 #include <tracecost/kmod.h>
+#include <tracecost/kmod_results.h>
 #include <tracecost/profile.h>
 #include <tracecost/result.h>
 #include <tracecost/sysinfo.h>
@@ -392,210 +393,40 @@ static void configure(const struct kopts *o, const int *cpus, int nr_cpus, int p
 
 /* ---- results ------------------------------------------------------------ */
 
-struct kcounter {
-	char name[64];
-	unsigned long long khz;
-};
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static char *next_line(char **p)
-{
-	char *l = *p, *nl;
-
-	if (!l || !*l)
-		return NULL;
-	nl = strchr(l, '\n');
-	if (nl) {
-		*nl = 0;
-		*p = nl + 1;
-	} else {
-		*p = l + strlen(l);
-	}
-	return l;
-}
-
-static int pair_index(const struct kopts *o, const char *name)
-{
-	int i;
-
-	for (i = 0; i < o->npairs; i++)
-		if (!strcmp(kpair_names[o->pairs[i]], name))
-			return i;
-	return -1;
-}
-
-static int cpu_index(const int *cpus, int nr_cpus, int cpu)
-{
-	int i;
-
-	for (i = 0; i < nr_cpus; i++)
-		if (cpus[i] == cpu)
-			return i;
-	return -1;
-}
-
 /*
- * Parse the results file into snapshot slot [rep * nr_cpus + cpu_index] of
- * the cells of column @col. Every selected CPU x pair must be present.
+ * Read one run's results file (lib/kmod_results.c) into snapshot slot
+ * [rep * nr_cpus + cpu_index] of the cells of column @col. Every selected
+ * CPU x pair must be present.
  */
-/*
- * The module echoes the configuration each run ran with: it must be what
- * this run wrote (the lock keeps other tracecost runs out; this catches
- * anyone else writing the debugfs files in between).
- */
-static void check_echo(const char *what, const char *got, const char *want)
-{
-	if (strcmp(got, want))
-		tc_cli_fail("tracecost.ko ran with %s %s, not %s as configured: something else"
-			    " wrote its debugfs files during this run", what, got, want);
-}
-
 static void parse_results(char *text, const struct kopts *o, const int *cpus, int nr_cpus,
 			  int pair_event, struct tc_cell *cells, uint64_t *resched, int col,
-			  int rep, struct kcounter *kc)
+			  int rep, struct tc_kmod_counter *kc)
 {
-	char *p = text, *l;
-	int seen = 0, version = 0, layout = 0, echoed = 0, i;
-	struct tc_snapshot *s = NULL;
-	char want[1024];
-	size_t off = 0;
+	struct tc_kmod_run_config c = {
+		.samples = o->samples, .highest = o->highest, .do_work = o->do_work,
+		.pair_event = pair_event, .pairs = o->pairs, .nr_pairs = o->npairs,
+		.cpus = cpus, .nr_cpus = nr_cpus,
+	};
+	struct tc_snapshot **snap = calloc((size_t)(o->npairs * nr_cpus), sizeof(*snap));
+	char cpu_list[1024], err[4096];
+	int pi, ci;
 
-	while ((l = next_line(&p))) {
-		char pair[32];
-		int cpu, n;
-
-		if (version && (!strncmp(l, "samples ", 8) || !strncmp(l, "highest ", 8) ||
-				!strncmp(l, "do_work ", 8) || !strncmp(l, "pair_event ", 11) ||
-				!strncmp(l, "pairs ", 6) || !strncmp(l, "cpus ", 5))) {
-			char *v = strchr(l, ' ') + 1;
-
-			*strchr(l, ' ') = 0;
-			if (!strcmp(l, "samples"))
-				snprintf(want, sizeof(want), "%llu", (unsigned long long)o->samples);
-			else if (!strcmp(l, "highest"))
-				snprintf(want, sizeof(want), "%u", o->highest);
-			else if (!strcmp(l, "do_work"))
-				snprintf(want, sizeof(want), "%d", o->do_work);
-			else if (!strcmp(l, "pair_event"))
-				snprintf(want, sizeof(want), "%d", pair_event);
-			else if (!strcmp(l, "cpus"))
-				tc_cli_format_cpus(cpus, nr_cpus, want, sizeof(want));
-			else
-				for (i = 0, off = 0, want[0] = 0; i < o->npairs; i++)
-					off += (size_t)snprintf(want + off, sizeof(want) - off, "%s%s",
-								i ? "," : "",
-								kpair_names[o->pairs[i]]);
-			check_echo(l, v, want);
-			echoed++;
-			continue;
-		}
-
-		if (sscanf(l, "tracecost-kmod %d", &version) == 1) {
-			if (version != TC_KMOD_RESULTS_VERSION)
-				tc_cli_fail("tracecost.ko results version %d, this tracecost reads %d:"
-					    " module and CLI do not match", version,
-					    TC_KMOD_RESULTS_VERSION);
-		} else if (sscanf(l, "hist_layout %d", &layout) == 1) {
-			if (layout != TC_HIST_LAYOUT_VERSION)
-				tc_cli_fail("tracecost.ko histogram layout %d, expected %d", layout,
-					    TC_HIST_LAYOUT_VERSION);
-		} else if (!strncmp(l, "status ", 7)) {
-			if (strcmp(l + 7, "done"))
-				tc_cli_fail("tracecost.ko: %s", l + 7);
-		} else if (!strncmp(l, "counter ", 8)) {
-			snprintf(kc->name, sizeof(kc->name), "%s", l + 8);
-		} else if (sscanf(l, "counter_khz %llu", &kc->khz) == 1) {
-			continue;
-		} else if (sscanf(l, "cell %d %31s %n", &cpu, pair, &n) == 2) {
-			int pi = pair_index(o, pair), ci = cpu_index(cpus, nr_cpus, cpu);
-			unsigned long long v[10];
-
-			if (pi < 0 || ci < 0)
-				tc_cli_fail("tracecost.ko reported CPU %d pair %s, not asked for",
-					    cpu, pair);
-			s = &cells[col * o->npairs + pi].snap[rep * nr_cpus + ci];
-			/* found by tests/fuzz/fuzz_kmod.c: a repeated line overwrote arrays */
-			if (s->n || s->idx || s->top)
-				tc_cli_fail("tracecost.ko results: CPU %d pair %s reported twice",
-					    cpu, pair);
-			if (sscanf(l + n, "n %llu min %llu max %llu overflow %llu sum %llu %llu"
-				   " clamped %llu omin %llu omax %llu resched %llu", &v[0], &v[1],
-				   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]) != 10)
-				tc_cli_fail("tracecost.ko results: bad line '%.60s'", l);
-			*s = (struct tc_snapshot){
-				.cpu = cpu, .rep = rep, .nr_cpus = 1, .n = v[0], .min = v[1], .max = v[2],
-				.overflow = v[3], .sum_hi = v[4], .sum_lo = v[5], .clamped = v[6],
-				.overhead_min = v[7], .overhead_max = v[8],
-			};
-			if (resched)
-				resched[col * o->npairs + pi] += v[9];
-			seen++;
-		} else if (s && l[0] == 'b' && (l[1] == ' ' || !l[1])) {
-			char *q = l + 1, *end;
-			size_t cap = 16;
-
-			/* a second line kept nr with 16 fresh slots: heap overflow */
-			if (s->idx || s->cnt)
-				tc_cli_fail("tracecost.ko results: two bucket lines for one cell");
-			s->idx = malloc(cap * sizeof(*s->idx));
-			s->cnt = malloc(cap * sizeof(*s->cnt));
-			while (s->idx && s->cnt && *q == ' ') {
-				unsigned long idx = strtoul(q + 1, &end, 10);
-
-				if (*end != ':' || idx >= TC_HIST_NR_BUCKETS)
-					tc_cli_fail("tracecost.ko results: bad bucket");
-				if (s->nr == cap) {
-					cap *= 2;
-					s->idx = realloc(s->idx, cap * sizeof(*s->idx));
-					s->cnt = realloc(s->cnt, cap * sizeof(*s->cnt));
-					if (!s->idx || !s->cnt)
-						break;
-				}
-				s->idx[s->nr] = (tc_u32)idx;
-				s->cnt[s->nr++] = strtoull(end + 1, &q, 10);
-			}
-			if (!s->idx || !s->cnt)
-				tc_cli_fail("out of memory");
-		} else if (s && l[0] == 't' && (l[1] == ' ' || !l[1])) {
-			char *q = l + 1;
-			size_t cap = 16;
-
-			if (s->top)
-				tc_cli_fail("tracecost.ko results: two top-N lines for one cell");
-			s->top = malloc(cap * sizeof(*s->top));
-			while (s->top && *q == ' ') {
-				if (s->top_len == cap) {
-					cap *= 2;
-					s->top = realloc(s->top, cap * sizeof(*s->top));
-					if (!s->top)
-						break;
-				}
-				s->top[s->top_len++] = strtoull(q + 1, &q, 10);
-			}
-			if (!s->top)
-				tc_cli_fail("out of memory");
-			/* the module writes heap order; result files keep them ascending */
-			qsort(s->top, s->top_len, sizeof(*s->top), cmp_u64);
-		}
-	}
-	if (version != TC_KMOD_RESULTS_VERSION)
-		tc_cli_fail("tracecost.ko results: no version line");
-	if (echoed != 6)
-		tc_cli_fail("tracecost.ko results: %d of 6 configuration lines", echoed);
-	if (seen != nr_cpus * o->npairs)
-		tc_cli_fail("tracecost.ko reported %d of %d CPU x pair cells: a CPU did not run",
-			    seen, nr_cpus * o->npairs);
+	if (!snap)
+		tc_cli_fail("out of memory");
+	tc_cli_format_cpus(cpus, nr_cpus, cpu_list, sizeof(cpu_list));
+	c.cpu_list = cpu_list;
+	for (pi = 0; pi < o->npairs; pi++)
+		for (ci = 0; ci < nr_cpus; ci++)
+			snap[pi * nr_cpus + ci] = &cells[col * o->npairs + pi].snap[rep * nr_cpus + ci];
+	if (tc_kmod_results_parse(text, &c, rep, snap, resched ? resched + col * o->npairs : NULL,
+				  kc, err, sizeof(err)))
+		tc_cli_fail("%s", err);
+	free(snap);
 }
 
 static void run_once(const struct kopts *o, const int *cpus, int nr_cpus, int pair_event,
 		     struct tc_cell *cells, uint64_t *resched, int col, int rep,
-		     struct kcounter *kc)
+		     struct tc_kmod_counter *kc)
 {
 	struct timespec req = { .tv_sec = 0, .tv_nsec = 20 * 1000 * 1000 };
 	char *text;
@@ -703,7 +534,7 @@ static int kernel_measure(void *arg)
 	struct kopts o = k->o;
 	struct tc_sysinfo si = k->si;
 	struct tc_clock_info ci = { 0 };
-	struct kcounter kc = { .name = "unknown" };
+	struct tc_kmod_counter kc = { .name = "unknown" };
 	struct timespec start, end;
 	const char *events = NULL;
 	const char *events_str = k->events_str;
