@@ -633,7 +633,7 @@ FUZZ_CC		?= clang
 FUZZ_BIN	:= $(O)/fuzz/fuzz_result_read
 FUZZ_SRCS	:= tests/fuzz/fuzz_result_read.c lib/result_read.c lib/result_pool.c lib/file.c lib/report.c \
 		   lib/result_file.c lib/compare.c lib/hist.c lib/snapshot.c \
-		   lib/stats.c lib/metric.c lib/calibration.c lib/result.c
+		   lib/stats.c lib/metric.c lib/calibration.c lib/result_write.c
 
 $(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard include/tracecost/*.h) Makefile
 	@mkdir -p $(dir $@)
@@ -661,8 +661,7 @@ $(FUZZ_OBJ)/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h src/*.h) Makefile
 	$(quiet) FUZZCC $(@:$(O)/%=%)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -c $< -o $@
 # cli.c and the harnesses that reach its exits: exit() renamed to tc_fuzz_exit()
-$(FUZZ_OBJ)/%-exit.o: %.c $(wildcard include/tracecost/*.h lib/*.h src/*.h) src/suite_kernel.c \
-		Makefile
+$(FUZZ_OBJ)/%-exit.o: %.c $(wildcard include/tracecost/*.h lib/*.h src/*.h) Makefile
 	@mkdir -p $(dir $@)
 	$(quiet) FUZZCC $(@:$(O)/%=%)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -Dexit=tc_fuzz_exit \
@@ -673,10 +672,9 @@ fuzz_objs_profile := $(FUZZ_OBJ)/tests/fuzz/fuzz_profile.o $(FUZZ_TRACEFS)
 fuzz_objs_state	:= $(FUZZ_OBJ)/tests/fuzz/fuzz_state.o $(FUZZ_TRACEFS)
 fuzz_objs_options := $(FUZZ_OBJ)/tests/fuzz/fuzz_options-exit.o $(FUZZ_OBJ)/src/cli-exit.o \
 		   $(FUZZ_TRACEFS)
-# the module's results reader is static in src/suite_kernel.c: the harness
-# includes that file and links what it calls
-fuzz_objs_kmod	:= $(FUZZ_OBJ)/tests/fuzz/fuzz_kmod-exit.o $(FUZZ_OBJ)/src/cli-exit.o \
-		   $(FUZZ_OBJ)/src/pair_report.o $(LIB_SRCS:%.c=$(FUZZ_OBJ)/%.o)
+# the module's results reader (lib/kmod_results.c) and the cells it fills
+# (lib/sampler.c): every library object, so that no source can be missing
+fuzz_objs_kmod	:= $(FUZZ_OBJ)/tests/fuzz/fuzz_kmod.o $(LIB_SRCS:%.c=$(FUZZ_OBJ)/%.o)
 .SECONDEXPANSION:
 $(O)/fuzz/fuzz_%: $$(fuzz_objs_$$*)
 	$(quiet) FUZZLD $(@:$(O)/%=%)

@@ -23,9 +23,10 @@
 
 #include <tracecost/compiler.h>
 #include <tracecost/noise.h>
+#include <tracecost/profile.h>
 #include <tracecost/tracefs.h>
 
-#include "noise-local.h"
+#include "noise_local.h"
 
 static int set_err(struct tc_noise *n, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

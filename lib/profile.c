@@ -28,8 +28,9 @@
 #include <tracefs.h>
 
 #include <tracecost/file.h>
+#include <tracecost/profile.h>
 
-#include "tracefs-local.h"
+#include "tracefs_local.h"
 
 /* Largest profile file read: 64 profiles of many events fit in far less. */
 #define PROFILE_FILE_MAX_BYTES	(1u << 20)

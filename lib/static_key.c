@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include <tracecost/static_key.h>
-#include "static_key-local.h"
+#include "static_key_local.h"
 
 /* Serialises tc_static_key_enable/disable: counts and site writes. */
 pthread_mutex_t tcsk_mutex = PTHREAD_MUTEX_INITIALIZER;

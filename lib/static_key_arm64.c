@@ -10,7 +10,7 @@
  * safety (AArch64)"); the model is the kernel's arch/arm64/kernel/
  * jump_label.c (aarch64_insn_patch_text_nosync(), kick_all_cpus_sync()).
  *
- * Locking: tcsk_arch_*() run under tcsk_mutex (static_key-local.h).
+ * Locking: tcsk_arch_*() run under tcsk_mutex (static_key_local.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include <tracecost/static_key.h>
-#include "static_key-local.h"
+#include "static_key_local.h"
 
 #if TC_STATIC_KEY_ASM_GOTO && defined(__aarch64__)
 

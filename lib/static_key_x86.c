@@ -8,7 +8,7 @@
  * safety (x86-64)"); the sources are the kernel's arch/x86/kernel/
  * jump_label.c (which instruction) and alternative.c (the order).
  *
- * Locking: tcsk_arch_*() run under tcsk_mutex (static_key-local.h). The
+ * Locking: tcsk_arch_*() run under tcsk_mutex (static_key_local.h). The
  * handler takes no lock: it reads tc_poke_state and the site's byte 0 with
  * acquire loads and the tables through tcsk_find_site().
  */
@@ -20,7 +20,7 @@
 #include <ucontext.h>
 
 #include <tracecost/static_key.h>
-#include "static_key-local.h"
+#include "static_key_local.h"
 
 #if TC_STATIC_KEY_ASM_GOTO && defined(__x86_64__)
 

@@ -28,7 +28,7 @@
 #include <jansson.h>
 #include <tracefs.h>
 
-#include "tracefs-local.h"
+#include "tracefs_local.h"
 
 int tcfs_err(struct tc_tracefs *t, int err, const char *fmt, ...)
 {

@@ -33,7 +33,7 @@
 #include <tracecost/file.h>
 #include <tracecost/kmod.h>
 
-#include "tracefs-local.h"
+#include "tracefs_local.h"
 
 /* A state file names a few instances and files: far below this. */
 #define STATE_MAX_BYTES		(1u << 20)

@@ -4,8 +4,8 @@
  * "tracecost run" inside it.
  *
  * The host side builds tracecost.ko against the given kbuild tree (a copy
- * of kmod/ in a private directory, so the source tree is never written),
- * packs an initramfs (newc cpio, written here) holding busybox, the static
+ * of kernel/module/ in a private directory, so the source tree is never
+ * written), packs an initramfs (newc cpio, written here) holding busybox, the static
  * tracecost, the module, kernel/vm/init.sh as /init (with its preamble
  * kernel/vm/guest-lib.sh, shared with the tests' inits) and the guest's
  * arguments, boots the kernel with QEMU and reads back what the guest sends
@@ -33,7 +33,7 @@
  * by scripts/deps.sh kernels-arm64. --deterministic on arm64 passes
  * tccounter=pmccntr: the guest's init loads the module with counter=pmccntr,
  * the PMU cycle counter, which counts instructions under -icount shift=0
- * (kmod/tracecost_main.c), where CNTVCT_EL0 counts one per 16, and packs
+ * (kernel/module/tracecost_main.c), where CNTVCT_EL0 counts one per 16, and packs
  * the static tracecost built with -DTC_CLOCK_PMCCNTR (build-arm64-pmc/),
  * whose sampler reads the same counter (include/tracecost/clock.h).
  *
@@ -511,7 +511,7 @@ static void cpio_file(struct cpio *c, const char *name, const char *src, unsigne
 	free(buf);
 }
 
-/* ---- the module: built from a private copy of kmod/ --------------------- */
+/* ---- the module: built from a private copy of kernel/module/ ------------ */
 
 static bool wanted_source(const char *name, bool all)
 {
@@ -567,8 +567,12 @@ static void build_module(const struct vm_arch *arch, const char *top, const char
 	pathf(dir, sizeof(dir), "%s/src", vm_dir);
 	if (mkdir(dir, 0755))
 		tc_cli_fail("mkdir %s: %s", dir, strerror(errno));
-	pathf(src, sizeof(src), "%s/kmod", top);
-	pathf(dir, sizeof(dir), "%s/src/kmod", vm_dir);
+	/* kernel/module/ finds ../../include and ../../lib as in the tree */
+	pathf(dir, sizeof(dir), "%s/src/kernel", vm_dir);
+	if (mkdir(dir, 0755))
+		tc_cli_fail("mkdir %s: %s", dir, strerror(errno));
+	pathf(src, sizeof(src), "%s/kernel/module", top);
+	pathf(dir, sizeof(dir), "%s/src/kernel/module", vm_dir);
 	copy_sources(src, dir, false);
 	pathf(src, sizeof(src), "%s/lib", top);
 	pathf(dir, sizeof(dir), "%s/src/lib", vm_dir);
@@ -576,7 +580,7 @@ static void build_module(const struct vm_arch *arch, const char *top, const char
 	pathf(src, sizeof(src), "%s/include", top);
 	pathf(dir, sizeof(dir), "%s/src/include", vm_dir);
 	copy_sources(src, dir, true);
-	pathf(dir, sizeof(dir), "%s/src/kmod", vm_dir);
+	pathf(dir, sizeof(dir), "%s/src/kernel/module", vm_dir);
 	pathf(log, sizeof(log), "%s/kbuild.log", vm_dir);
 	pathf(arg_c, sizeof(arg_c), "-C%s", build);
 	pathf(arg_m, sizeof(arg_m), "M=%s", dir);
@@ -1147,130 +1151,145 @@ static int boot_initrd(const struct vm_opts *o, const char *qemu)
 	return failed ? TC_EXIT_FAIL : TC_EXIT_OK;
 }
 
-int cmd_vm(int argc, char **argv)
+/* What the host must have for a boot, found from this binary's tree. */
+struct vm_host {
+	char top[4096];			/* the source tree: this binary's directory/.. */
+	char stat_bin[4300];		/* the static tracecost packed for the guest */
+	char init[4300];		/* kernel/vm/init.sh, the guest's /init */
+	const char *busybox;		/* a static busybox of the guest's architecture */
+};
+
+/* Check busybox, the static tracecost, the guest's init and the module's source. */
+static void find_host_files(const struct vm_opts *o, struct vm_host *h)
 {
-	char exe[4096], top[4096], stat_bin[4300], init[4300], ko[4300], path[4300];
-	char initrd[4300], console[4300], data[4300];
-	const char *qemu, *name, *accel, *busybox;
+	const struct vm_arch *arch = o->arch;
+	char exe[4096], path[4300];
 	bool det_static;
-	const struct vm_arch *arch;
-	char release[128] = "";
-	struct vm_opts o;
-	struct cpio c = { 0 };
-	json_error_t je;
-	json_t *root;
-	char *buf, *out, *err, *res, *p, *splat = NULL;
-	int rc, grc;
 	ssize_t len;
 
-	parse(argc, argv, &o);
-	arch = o.arch;
-
-	/* Everything below is work: first what must be on this machine. */
-	qemu = find_in_path(arch->qemu);
-	if (!qemu)
-		tc_cli_fail("%s is not installed (apt-get install %s)", arch->qemu, arch->qemu_pkg);
-	if (o.initrd)
-		return boot_initrd(&o, qemu);
-	busybox = foreign(arch) ? arch->busybox : "/bin/busybox";
-	if (access(busybox, X_OK) || has_pt_interp(busybox) ||
-	    elf_machine(busybox) != arch->elf_machine)
-		tc_cli_fail("%s is missing or not a static %s busybox (%s)", busybox,
+	h->busybox = foreign(arch) ? arch->busybox : "/bin/busybox";
+	if (access(h->busybox, X_OK) || has_pt_interp(h->busybox) ||
+	    elf_machine(h->busybox) != arch->elf_machine)
+		tc_cli_fail("%s is missing or not a static %s busybox (%s)", h->busybox,
 			    arch->name, foreign(arch) ? "make deps-kernels ARCH=arm64"
 			    : "apt-get install busybox-static");
 	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (len <= 0)
 		tc_cli_fail("cannot find this binary: %s", strerror(errno));
 	exe[len] = 0;
-	det_static = foreign(arch) && o.deterministic && *arch->det_static_dir;
-	pathf(stat_bin, sizeof(stat_bin), "%s%s/tracecost-static", dirname(exe),
+	det_static = foreign(arch) && o->deterministic && *arch->det_static_dir;
+	pathf(h->stat_bin, sizeof(h->stat_bin), "%s%s/tracecost-static", dirname(exe),
 	      det_static ? arch->det_static_dir : foreign(arch) ? arch->static_dir : "");
-	pathf(top, sizeof(top), "%s/..", exe);	/* exe is its directory now */
-	if (access(stat_bin, R_OK))
-		tc_cli_fail("%s is missing (make %s%s)", stat_bin,
+	pathf(h->top, sizeof(h->top), "%s/..", exe);	/* exe is its directory now */
+	if (access(h->stat_bin, R_OK))
+		tc_cli_fail("%s is missing (make %s%s)", h->stat_bin,
 			    det_static ? arch->det_static_make :
 			    foreign(arch) ? "CROSS_COMPILE=aarch64-linux-gnu- O=build-arm64 " : "",
 			    det_static ? "" : foreign(arch) ? "build-arm64/tracecost-static" :
 			    "build/tracecost-static");
-	if (elf_machine(stat_bin) != arch->elf_machine)
-		tc_cli_fail("%s is not an %s binary", stat_bin, arch->name);
-	pathf(init, sizeof(init), "%s/kernel/vm/init.sh", top);
-	if (access(init, R_OK))
-		tc_cli_fail("%s is missing: tracecost vm runs from its source tree", init);
-	pathf(path, sizeof(path), "%s/kmod/Kbuild", top);
-	if (!o.module && access(path, R_OK))
+	if (elf_machine(h->stat_bin) != arch->elf_machine)
+		tc_cli_fail("%s is not an %s binary", h->stat_bin, arch->name);
+	pathf(h->init, sizeof(h->init), "%s/kernel/vm/init.sh", h->top);
+	if (access(h->init, R_OK))
+		tc_cli_fail("%s is missing: tracecost vm runs from its source tree", h->init);
+	pathf(path, sizeof(path), "%s/kernel/module/Kbuild", h->top);
+	if (!o->module && access(path, R_OK))
 		tc_cli_fail("%s is missing: pass --module KO", path);
-	accel = pick_accel(&o);
-	if (o.name) {
-		name = o.name;
-	} else {
-		pathf(path, sizeof(path), "%s", o.build ? o.build : o.kernel);
-		while ((p = strrchr(path, '/')) && !p[1] && p > path)
-			*p = 0;
-		name = strdup(basename(path));
-		if (!name)
-			tc_cli_fail("out of memory");
-	}
+}
 
-	tc_cli_catch_signals();
-	make_vm_dir();
+/* The name of the boot in the result: --name, else the last part of the kernel's path. */
+static const char *boot_name(const struct vm_opts *o)
+{
+	char path[4300], *p;
+	const char *name;
 
-	if (o.module)
-		pathf(ko, sizeof(ko), "%s", o.module);
-	else
-		build_module(arch, top, o.build, ko, sizeof(ko));
+	if (o->name)
+		return o->name;
+	pathf(path, sizeof(path), "%s", o->build ? o->build : o->kernel);
+	while ((p = strrchr(path, '/')) && !p[1] && p > path)
+		*p = 0;
+	name = strdup(basename(path));
+	if (!name)
+		tc_cli_fail("out of memory");
+	return name;
+}
 
-	/* the initramfs */
-	pathf(initrd, sizeof(initrd), "%s/initrd.cpio", vm_dir);
+/* The guest's arguments, one a line, as the file vm/args of @c. */
+static void cpio_guest_args(struct cpio *c, const struct vm_opts *o)
+{
+	size_t cap = 1, off = 0;
+	char *args;
+
+	for (int i = 0; i < o->nr_guest; i++)
+		cap += strlen(o->guest[i]) + 1;
+	args = malloc(cap);
+	if (!args)
+		tc_cli_fail("out of memory");
+	for (int i = 0; i < o->nr_guest; i++)
+		off += (size_t)sprintf(args + off, "%s\n", o->guest[i]);
+	cpio_entry(c, "vm/args", S_IFREG | 0644, 0, 0, args, off);
+	free(args);
+}
+
+/* The initramfs @initrd: busybox, tracecost, the module, /init and the arguments. */
+static void write_initrd(const struct vm_opts *o, const struct vm_host *h, const char *ko,
+			 const char *initrd)
+{
+	static const char *const dirs[] = { "bin", "dev", "proc", "sys", "tmp", "run", "vm" };
+	struct cpio c = { 0 };
+	char path[4300];
+
 	c.f = fopen(initrd, "wb");
 	if (!c.f)
 		tc_cli_fail("cannot write %s: %s", initrd, strerror(errno));
-	static const char *const dirs[] = { "bin", "dev", "proc", "sys", "tmp", "run", "vm" };
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
 		cpio_entry(&c, dirs[i], S_IFDIR | 0755, 0, 0, NULL, 0);
 	cpio_entry(&c, "dev/console", S_IFCHR | 0600, 5, 1, NULL, 0);
-	cpio_file(&c, "init", init, 0755);
-	pathf(path, sizeof(path), "%s/kernel/vm/guest-lib.sh", top);
+	cpio_file(&c, "init", h->init, 0755);
+	pathf(path, sizeof(path), "%s/kernel/vm/guest-lib.sh", h->top);
 	cpio_file(&c, "guest-lib.sh", path, 0644);
-	cpio_file(&c, "bin/busybox", busybox, 0755);
-	cpio_file(&c, "tracecost", stat_bin, 0755);
+	cpio_file(&c, "bin/busybox", h->busybox, 0755);
+	cpio_file(&c, "tracecost", h->stat_bin, 0755);
 	cpio_file(&c, "tracecost.ko", ko, 0644);
-	{
-		size_t cap = 1, off = 0;
-		char *args;
-
-		for (int i = 0; i < o.nr_guest; i++)
-			cap += strlen(o.guest[i]) + 1;
-		args = malloc(cap);
-		if (!args)
-			tc_cli_fail("out of memory");
-		for (int i = 0; i < o.nr_guest; i++)
-			off += (size_t)sprintf(args + off, "%s\n", o.guest[i]);
-		cpio_entry(&c, "vm/args", S_IFREG | 0644, 0, 0, args, off);
-		free(args);
-	}
+	cpio_guest_args(&c, o);
 	cpio_entry(&c, "TRAILER!!!", 0, 0, 0, NULL, 0);
 	if (fclose(c.f))
 		tc_cli_fail("cannot write %s", initrd);
+}
 
-	/* the boot; an automatic KVM that cannot start the guest falls back to TCG */
-	pathf(console, sizeof(console), "%s/console", vm_dir);
+/* --console FILE: a copy of the boot's console. */
+static void copy_console(const char *console, const char *to)
+{
+	size_t len = 0;
+	char *cbuf = read_all(console, &len);
+	FILE *f = fopen(to, "wb");
+
+	if (!f || (cbuf && fwrite(cbuf, 1, len, f) != len) || fclose(f))
+		tc_cli_fail("--console %s: cannot write", to);
+	free(cbuf);
+}
+
+/*
+ * Boot @initrd; an automatic KVM that cannot start the guest falls back to
+ * TCG (*@accel says which ran). Returns what the guest sent on its data
+ * port with the serial port's CRLF made LF (NULL if nothing), *@rc and
+ * *@splat as boot_checked() sets them, the console in @console.
+ */
+static char *boot_guest(const struct vm_opts *o, const char *qemu, const char **accel,
+			const char *initrd, const char *console, int *rc, char **splat)
+{
+	char data[4300], *buf;
+
 	pathf(data, sizeof(data), "%s/data", vm_dir);
-	rc = boot_checked(&o, qemu, accel, initrd, console, data, &splat);
-	if (o.accel == ACCEL_AUTO && !strcmp(accel, "kvm") && !guest_started(data)) {
+	*rc = boot_checked(o, qemu, *accel, initrd, console, data, splat);
+	if (o->accel == ACCEL_AUTO && !strcmp(*accel, "kvm") && !guest_started(data)) {
 		fprintf(stderr, "tracecost: KVM did not start the guest; booting under TCG\n");
-		accel = "tcg";
-		free(splat);
-		rc = boot_checked(&o, qemu, accel, initrd, console, data, &splat);
+		*accel = "tcg";
+		free(*splat);
+		*rc = boot_checked(o, qemu, *accel, initrd, console, data, splat);
 	}
-	if (o.console) {
-		char *cbuf = read_all(console, (size_t *)&len);
-		FILE *f = fopen(o.console, "wb");
-
-		if (!f || (cbuf && fwrite(cbuf, 1, (size_t)len, f) != (size_t)len) || fclose(f))
-			tc_cli_fail("--console %s: cannot write", o.console);
-		free(cbuf);
-	}
+	if (o->console)
+		copy_console(console, o->console);
 	buf = read_all(data, NULL);
 	if (buf) {	/* the serial port's CRLF -> LF */
 		char *s = buf, *d = buf;
@@ -1280,11 +1299,24 @@ int cmd_vm(int argc, char **argv)
 				*d++ = *s;
 		*d = 0;
 	}
-	if (boot_failed(&o, rc, buf, splat, console, true)) {
-		free(buf);
-		free(splat);
-		exit(TC_EXIT_FAIL);
-	}
+	return buf;
+}
+
+/*
+ * What the guest sent (@buf: "@@START", its sections, "@@RC"): its output
+ * here, its failure as one line, its result file labelled and written to
+ * --json. Returns the exit status.
+ */
+static int guest_report(const struct vm_opts *o, const char *buf, const char *name,
+			const char *accel)
+{
+	char release[128] = "";
+	char *out, *err, *res;
+	const char *p;
+	json_error_t je;
+	json_t *root;
+	int grc;
+
 	p = strstr(buf, "@@START ");
 	if (p)
 		sscanf(p + 8, "%127s", release);
@@ -1303,7 +1335,6 @@ int cmd_vm(int argc, char **argv)
 			     : "the run failed without a message");
 		free(out);
 		free(err);
-		free(buf);
 		return grc == TC_EXIT_USAGE || grc == TC_EXIT_INTERRUPTED ? grc : TC_EXIT_FAIL;
 	}
 	if (err && *err)
@@ -1314,13 +1345,56 @@ int cmd_vm(int argc, char **argv)
 	root = json_loads(res, 0, &je);
 	if (!root)
 		tc_cli_fail("the guest's result file is not JSON: %s (line %d)", je.text, je.line);
-	label_result(root, &o, name, release, accel);
-	if (o.json)
-		write_result(o.json, root);
+	label_result(root, o, name, release, accel);
+	if (o->json)
+		write_result(o->json, root);
 	json_decref(root);
 	free(res);
 	free(out);
 	free(err);
-	free(buf);
 	return TC_EXIT_OK;
+}
+
+int cmd_vm(int argc, char **argv)
+{
+	char ko[4300], initrd[4300], console[4300];
+	const char *qemu, *name, *accel;
+	struct vm_host h;
+	struct vm_opts o;
+	char *buf, *splat = NULL;
+	int rc;
+
+	parse(argc, argv, &o);
+
+	/* Everything below is work: first what must be on this machine. */
+	qemu = find_in_path(o.arch->qemu);
+	if (!qemu)
+		tc_cli_fail("%s is not installed (apt-get install %s)", o.arch->qemu,
+			    o.arch->qemu_pkg);
+	if (o.initrd)
+		return boot_initrd(&o, qemu);
+	find_host_files(&o, &h);
+	accel = pick_accel(&o);
+	name = boot_name(&o);
+
+	tc_cli_catch_signals();
+	make_vm_dir();
+
+	if (o.module)
+		pathf(ko, sizeof(ko), "%s", o.module);
+	else
+		build_module(o.arch, h.top, o.build, ko, sizeof(ko));
+	pathf(initrd, sizeof(initrd), "%s/initrd.cpio", vm_dir);
+	write_initrd(&o, &h, ko, initrd);
+
+	pathf(console, sizeof(console), "%s/console", vm_dir);
+	buf = boot_guest(&o, qemu, &accel, initrd, console, &rc, &splat);
+	if (boot_failed(&o, rc, buf, splat, console, true)) {
+		free(buf);
+		free(splat);
+		exit(TC_EXIT_FAIL);
+	}
+	rc = guest_report(&o, buf, name, accel);
+	free(buf);
+	return rc;
 }

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <tracecost/profile.h>
 #include <tracecost/tracefs.h>
 
 #include "peer_ops.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * src/suite_kernel.c - "tracecost run --suite kernel": drive the tracecost
- * module (kmod/) through debugfs, read its histograms (doc/kmod-results.md)
+ * module (kernel/module/) through debugfs, read its histograms (doc/kmod-results.md)
  * and report them with the statistics, tables and result format of the user
  * suite. Columns are the kernel release, and "<release>+" for runs with the
  * kernel's preemptirq events enabled in a private tracefs instance; on a
@@ -34,6 +34,8 @@
 
 #include <tracecost/file.h>
 #include <tracecost/kmod.h>
+#include <tracecost/kmod_results.h>
+#include <tracecost/profile.h>
 #include <tracecost/result.h>
 #include <tracecost/sysinfo.h>
 #include <tracecost/tracefs.h>
@@ -97,7 +99,8 @@ static void usage(void)
 	       "                     [--do-work] [--tracepoints off|on|both] [--unit ns|ticks]\n"
 	       "                     [--format text|markdown|csv] [--json FILE]\n\n"
 	       "  --module PATH       tracecost.ko to load when the module is not loaded\n"
-	       "                      (default: kmod/tracecost.ko beside the binary's tree)\n"
+	       "                      (default: kernel/module/tracecost.ko beside the binary's"
+	       " tree)\n"
 	       "  --pairs LIST        irq,preempt,irq_save,bh,rcu,spin,ref16 (default: all)\n"
 	       "  --tracepoints MODE  off (default), on, or both: columns <release> and\n"
 	       "                      <release>+ (events enabled in a private tracefs instance)\n"
@@ -280,8 +283,11 @@ static const char *default_module(void)
 
 	if (n > 0) {
 		exe[n] = 0;
-		/* build/tracecost -> kmod/tracecost.ko; a packed initramfs puts it beside */
-		snprintf(path, sizeof(path), "%s/../kmod/tracecost.ko", dirname(exe));
+		/*
+		 * build/tracecost -> kernel/module/tracecost.ko; a packed
+		 * initramfs puts it beside
+		 */
+		snprintf(path, sizeof(path), "%s/../kernel/module/tracecost.ko", dirname(exe));
 		if (!access(path, R_OK))
 			return path;
 		exe[n] = 0;
@@ -325,7 +331,7 @@ static const char *module_to_load(const struct kopts *o)
 	ko = o->module ? o->module : default_module();
 	if (!ko)
 		tc_cli_fail("tracecost.ko is not loaded and was not found: build it with"
-			    " 'make -C kmod' and pass --module PATH");
+			    " 'make -C kernel/module' and pass --module PATH");
 	return ko;
 }
 
@@ -348,8 +354,8 @@ static void load_module(struct tc_tracefs *t, const char *ko)
 		close(fd);
 		if (e == ENOEXEC || e == EINVAL)
 			tc_cli_fail("%s was not built for this kernel (%s): rebuild with"
-				    " 'make -C kmod KDIR=/lib/modules/$(uname -r)/build'", ko,
-				    strerror(e));
+				    " 'make -C kernel/module"
+				    " KDIR=/lib/modules/$(uname -r)/build'", ko, strerror(e));
 		tc_cli_fail("loading %s: %s (the kernel must allow loading modules)", ko,
 			    strerror(e));
 	}
@@ -391,210 +397,41 @@ static void configure(const struct kopts *o, const int *cpus, int nr_cpus, int p
 
 /* ---- results ------------------------------------------------------------ */
 
-struct kcounter {
-	char name[64];
-	unsigned long long khz;
-};
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static char *next_line(char **p)
-{
-	char *l = *p, *nl;
-
-	if (!l || !*l)
-		return NULL;
-	nl = strchr(l, '\n');
-	if (nl) {
-		*nl = 0;
-		*p = nl + 1;
-	} else {
-		*p = l + strlen(l);
-	}
-	return l;
-}
-
-static int pair_index(const struct kopts *o, const char *name)
-{
-	int i;
-
-	for (i = 0; i < o->npairs; i++)
-		if (!strcmp(kpair_names[o->pairs[i]], name))
-			return i;
-	return -1;
-}
-
-static int cpu_index(const int *cpus, int nr_cpus, int cpu)
-{
-	int i;
-
-	for (i = 0; i < nr_cpus; i++)
-		if (cpus[i] == cpu)
-			return i;
-	return -1;
-}
-
 /*
- * Parse the results file into snapshot slot [rep * nr_cpus + cpu_index] of
- * the cells of column @col. Every selected CPU x pair must be present.
+ * Read one run's results file (lib/kmod_results.c) into snapshot slot
+ * [rep * nr_cpus + cpu_index] of the cells of column @col. Every selected
+ * CPU x pair must be present.
  */
-/*
- * The module echoes the configuration each run ran with: it must be what
- * this run wrote (the lock keeps other tracecost runs out; this catches
- * anyone else writing the debugfs files in between).
- */
-static void check_echo(const char *what, const char *got, const char *want)
-{
-	if (strcmp(got, want))
-		tc_cli_fail("tracecost.ko ran with %s %s, not %s as configured: something else"
-			    " wrote its debugfs files during this run", what, got, want);
-}
-
 static void parse_results(char *text, const struct kopts *o, const int *cpus, int nr_cpus,
 			  int pair_event, struct tc_cell *cells, uint64_t *resched, int col,
-			  int rep, struct kcounter *kc)
+			  int rep, struct tc_kmod_counter *kc)
 {
-	char *p = text, *l;
-	int seen = 0, version = 0, layout = 0, echoed = 0, i;
-	struct tc_snapshot *s = NULL;
-	char want[1024];
-	size_t off = 0;
+	struct tc_kmod_run_config c = {
+		.samples = o->samples, .highest = o->highest, .do_work = o->do_work,
+		.pair_event = pair_event, .pairs = o->pairs, .nr_pairs = o->npairs,
+		.cpus = cpus, .nr_cpus = nr_cpus,
+	};
+	struct tc_snapshot **snap = calloc((size_t)(o->npairs * nr_cpus), sizeof(*snap));
+	char cpu_list[1024], err[4096];
+	int pi, ci;
 
-	while ((l = next_line(&p))) {
-		char pair[32];
-		int cpu, n;
-
-		if (version && (!strncmp(l, "samples ", 8) || !strncmp(l, "highest ", 8) ||
-				!strncmp(l, "do_work ", 8) || !strncmp(l, "pair_event ", 11) ||
-				!strncmp(l, "pairs ", 6) || !strncmp(l, "cpus ", 5))) {
-			char *v = strchr(l, ' ') + 1;
-
-			*strchr(l, ' ') = 0;
-			if (!strcmp(l, "samples"))
-				snprintf(want, sizeof(want), "%llu", (unsigned long long)o->samples);
-			else if (!strcmp(l, "highest"))
-				snprintf(want, sizeof(want), "%u", o->highest);
-			else if (!strcmp(l, "do_work"))
-				snprintf(want, sizeof(want), "%d", o->do_work);
-			else if (!strcmp(l, "pair_event"))
-				snprintf(want, sizeof(want), "%d", pair_event);
-			else if (!strcmp(l, "cpus"))
-				tc_cli_format_cpus(cpus, nr_cpus, want, sizeof(want));
-			else
-				for (i = 0, off = 0, want[0] = 0; i < o->npairs; i++)
-					off += (size_t)snprintf(want + off, sizeof(want) - off, "%s%s",
-								i ? "," : "",
-								kpair_names[o->pairs[i]]);
-			check_echo(l, v, want);
-			echoed++;
-			continue;
-		}
-
-		if (sscanf(l, "tracecost-kmod %d", &version) == 1) {
-			if (version != TC_KMOD_RESULTS_VERSION)
-				tc_cli_fail("tracecost.ko results version %d, this tracecost reads %d:"
-					    " module and CLI do not match", version,
-					    TC_KMOD_RESULTS_VERSION);
-		} else if (sscanf(l, "hist_layout %d", &layout) == 1) {
-			if (layout != TC_HIST_LAYOUT_VERSION)
-				tc_cli_fail("tracecost.ko histogram layout %d, expected %d", layout,
-					    TC_HIST_LAYOUT_VERSION);
-		} else if (!strncmp(l, "status ", 7)) {
-			if (strcmp(l + 7, "done"))
-				tc_cli_fail("tracecost.ko: %s", l + 7);
-		} else if (!strncmp(l, "counter ", 8)) {
-			snprintf(kc->name, sizeof(kc->name), "%s", l + 8);
-		} else if (sscanf(l, "counter_khz %llu", &kc->khz) == 1) {
-			continue;
-		} else if (sscanf(l, "cell %d %31s %n", &cpu, pair, &n) == 2) {
-			int pi = pair_index(o, pair), ci = cpu_index(cpus, nr_cpus, cpu);
-			unsigned long long v[10];
-
-			if (pi < 0 || ci < 0)
-				tc_cli_fail("tracecost.ko reported CPU %d pair %s, not asked for",
-					    cpu, pair);
-			s = &cells[col * o->npairs + pi].snap[rep * nr_cpus + ci];
-			/* found by tests/fuzz/fuzz_kmod.c: a repeated line overwrote arrays */
-			if (s->n || s->idx || s->top)
-				tc_cli_fail("tracecost.ko results: CPU %d pair %s reported twice",
-					    cpu, pair);
-			if (sscanf(l + n, "n %llu min %llu max %llu overflow %llu sum %llu %llu"
-				   " clamped %llu omin %llu omax %llu resched %llu", &v[0], &v[1],
-				   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]) != 10)
-				tc_cli_fail("tracecost.ko results: bad line '%.60s'", l);
-			*s = (struct tc_snapshot){
-				.cpu = cpu, .rep = rep, .nr_cpus = 1, .n = v[0], .min = v[1], .max = v[2],
-				.overflow = v[3], .sum_hi = v[4], .sum_lo = v[5], .clamped = v[6],
-				.overhead_min = v[7], .overhead_max = v[8],
-			};
-			if (resched)
-				resched[col * o->npairs + pi] += v[9];
-			seen++;
-		} else if (s && l[0] == 'b' && (l[1] == ' ' || !l[1])) {
-			char *q = l + 1, *end;
-			size_t cap = 16;
-
-			/* a second line kept nr with 16 fresh slots: heap overflow */
-			if (s->idx || s->cnt)
-				tc_cli_fail("tracecost.ko results: two bucket lines for one cell");
-			s->idx = malloc(cap * sizeof(*s->idx));
-			s->cnt = malloc(cap * sizeof(*s->cnt));
-			while (s->idx && s->cnt && *q == ' ') {
-				unsigned long idx = strtoul(q + 1, &end, 10);
-
-				if (*end != ':' || idx >= TC_HIST_NR_BUCKETS)
-					tc_cli_fail("tracecost.ko results: bad bucket");
-				if (s->nr == cap) {
-					cap *= 2;
-					s->idx = realloc(s->idx, cap * sizeof(*s->idx));
-					s->cnt = realloc(s->cnt, cap * sizeof(*s->cnt));
-					if (!s->idx || !s->cnt)
-						break;
-				}
-				s->idx[s->nr] = (tc_u32)idx;
-				s->cnt[s->nr++] = strtoull(end + 1, &q, 10);
-			}
-			if (!s->idx || !s->cnt)
-				tc_cli_fail("out of memory");
-		} else if (s && l[0] == 't' && (l[1] == ' ' || !l[1])) {
-			char *q = l + 1;
-			size_t cap = 16;
-
-			if (s->top)
-				tc_cli_fail("tracecost.ko results: two top-N lines for one cell");
-			s->top = malloc(cap * sizeof(*s->top));
-			while (s->top && *q == ' ') {
-				if (s->top_len == cap) {
-					cap *= 2;
-					s->top = realloc(s->top, cap * sizeof(*s->top));
-					if (!s->top)
-						break;
-				}
-				s->top[s->top_len++] = strtoull(q + 1, &q, 10);
-			}
-			if (!s->top)
-				tc_cli_fail("out of memory");
-			/* the module writes heap order; result files keep them ascending */
-			qsort(s->top, s->top_len, sizeof(*s->top), cmp_u64);
-		}
-	}
-	if (version != TC_KMOD_RESULTS_VERSION)
-		tc_cli_fail("tracecost.ko results: no version line");
-	if (echoed != 6)
-		tc_cli_fail("tracecost.ko results: %d of 6 configuration lines", echoed);
-	if (seen != nr_cpus * o->npairs)
-		tc_cli_fail("tracecost.ko reported %d of %d CPU x pair cells: a CPU did not run",
-			    seen, nr_cpus * o->npairs);
+	if (!snap)
+		tc_cli_fail("out of memory");
+	tc_cli_format_cpus(cpus, nr_cpus, cpu_list, sizeof(cpu_list));
+	c.cpu_list = cpu_list;
+	for (pi = 0; pi < o->npairs; pi++)
+		for (ci = 0; ci < nr_cpus; ci++)
+			snap[pi * nr_cpus + ci] =
+				&cells[col * o->npairs + pi].snap[rep * nr_cpus + ci];
+	if (tc_kmod_results_parse(text, &c, rep, snap, resched ? resched + col * o->npairs : NULL,
+				  kc, err, sizeof(err)))
+		tc_cli_fail("%s", err);
+	free(snap);
 }
 
 static void run_once(const struct kopts *o, const int *cpus, int nr_cpus, int pair_event,
 		     struct tc_cell *cells, uint64_t *resched, int col, int rep,
-		     struct kcounter *kc)
+		     struct tc_kmod_counter *kc)
 {
 	struct timespec req = { .tv_sec = 0, .tv_nsec = 20 * 1000 * 1000 };
 	char *text;
@@ -696,217 +533,302 @@ int suite_kernel_run(int argc, char **argv)
 	return tc_cli_run_supervised(k.t, kernel_measure, &k);
 }
 
-static int kernel_measure(void *arg)
-{
-	struct kctx *k = arg;
-	struct kopts o = k->o;
-	struct tc_sysinfo si = k->si;
-	struct tc_clock_info ci = { 0 };
-	struct kcounter kc = { .name = "unknown" };
-	struct timespec start, end;
-	const char *events = NULL;
-	const char *events_str = k->events_str;
+/*
+ * One run of the suite, in the supervised child: its columns, the cells
+ * they fill, what the tracefs instance recorded, and the figures.
+ */
+struct kmeasure {
 	const char *cols[2];
+	int tp_col[2];			/* column has the tracefs instance */
+	int ncols;
 	char col_off[80], col_on[80];
-	int ncols, col, r, i, err, nr_snap, npc;
-	int tp_col[2];
-	uint64_t recorded[2] = { 0, 0 }, lost[2] = { 0, 0 }, *resched;
-	struct tc_cell *cells, *cells1;
+	const char *events;		/* the "+" column's events, NULL if none */
+	int nr_snap;			/* snapshots per cell: repetitions x CPUs */
+	int npc;			/* cells: columns x pairs */
+	struct tc_cell *cells;		/* [col * npairs + pair] */
+	struct tc_cell *cells1;		/* the same from the one-CPU run */
+	uint64_t *resched;		/* [col * npairs + pair] */
+	uint64_t recorded[2], lost[2];	/* events, per column */
+	struct timespec start, end;
+	struct tc_kmod_counter kc;
+	struct tc_clock_info ci;
 	struct tc_stats *st, *st1;
 	struct tc_pair_view v;
+};
 
-	tc_cli_catch_signals();
-	load_module(k->t, k->ko);
-	if (o.tp_mode != TP_OFF) {
+/* Columns "<release>" and "<release>+" as --tracepoints asks, their profile. */
+static void measure_columns(struct kctx *k, struct kmeasure *m)
+{
+	const struct kopts *o = &k->o;
+
+	if (o->tp_mode != TP_OFF) {
 		choose_profile(k->t, &k->prof, k->events_str, sizeof(k->events_str),
 			       &k->stand_in);
-		events = k->events_str;
+		m->events = k->events_str;
 	}
-	snprintf(col_off, sizeof(col_off), "%s", si.release);
-	snprintf(col_on, sizeof(col_on), "%s+%s", si.release, k->stand_in ? "pair" : "");
-	ncols = 0;
-	if (o.tp_mode != TP_ON) {
-		tp_col[ncols] = 0;
-		cols[ncols++] = col_off;
+	snprintf(m->col_off, sizeof(m->col_off), "%s", k->si.release);
+	snprintf(m->col_on, sizeof(m->col_on), "%s+%s", k->si.release, k->stand_in ? "pair" : "");
+	m->ncols = 0;
+	if (o->tp_mode != TP_ON) {
+		m->tp_col[m->ncols] = 0;
+		m->cols[m->ncols++] = m->col_off;
 	}
-	if (o.tp_mode != TP_OFF) {
-		tp_col[ncols] = 1;
-		cols[ncols++] = col_on;
+	if (o->tp_mode != TP_OFF) {
+		m->tp_col[m->ncols] = 1;
+		m->cols[m->ncols++] = m->col_on;
 	}
-	nr_snap = (int)o.repeat * o.nr_cpus;
-	npc = ncols * o.npairs;
-	cells = tc_cells_alloc(npc, nr_snap, o.highest);
-	cells1 = tc_cells_alloc(npc, 1, o.highest);
-	resched = calloc((size_t)npc, sizeof(*resched));
-	if (!cells || !cells1 || !resched)
+}
+
+static void measure_alloc(const struct kopts *o, struct kmeasure *m)
+{
+	m->nr_snap = (int)o->repeat * o->nr_cpus;
+	m->npc = m->ncols * o->npairs;
+	m->cells = tc_cells_alloc(m->npc, m->nr_snap, o->highest);
+	m->cells1 = tc_cells_alloc(m->npc, 1, o->highest);
+	m->resched = calloc((size_t)m->npc, sizeof(*m->resched));
+	if (!m->cells || !m->cells1 || !m->resched)
 		tc_cli_fail("out of memory");
+}
+
+/*
+ * One column of round @r: configure the module, enable the column's events,
+ * run, count the events and remove the instance. @one: the one-CPU run of
+ * the percentile row (no resched, no event counts).
+ */
+static void measure_column(struct kctx *k, struct kmeasure *m, int col, int r, int one)
+{
+	const struct kopts *o = &k->o;
+	int nr_cpus = one ? 1 : o->nr_cpus;
+	int pev = m->tp_col[col] && k->stand_in;
+	int err;
+
+	configure(o, o->cpus, nr_cpus, pev);
+	if (m->tp_col[col]) {
+		err = tc_tracefs_apply(k->t, &k->prof);
+		if (err)
+			tc_cli_fail("enabling %s in a private tracefs instance: %s",
+				    k->events_str, tc_tracefs_error(k->t));
+	}
+	run_once(o, o->cpus, nr_cpus, pev, one ? m->cells1 : m->cells, one ? NULL : m->resched,
+		 col, one ? 0 : r, &m->kc);
+	if (m->tp_col[col]) {
+		struct tc_trace_counts c = { 0 };
+
+		err = tc_tracefs_count(k->t, NULL, 0, &c);
+		if (!err && !one) {
+			m->recorded[col] += c.written;
+			m->lost[col] += c.lost;
+		}
+		err = tc_tracefs_unapply(k->t);
+		if (err)
+			tc_cli_fail("removing the tracefs instance: %s", tc_tracefs_error(k->t));
+	}
+}
+
+/* Every repetition, then the one-CPU run; stops early on a signal. */
+static void measure_run(struct kctx *k, struct kmeasure *m)
+{
+	int r, col, err;
+
 	err = tc_tracefs_record_kmod(k->t, TC_KMOD_RECORD_RUN);
 	if (err)
 		tc_cli_fail("%s", tc_tracefs_error(k->t));
-
-	clock_gettime(CLOCK_REALTIME, &start);
-	for (r = 0; r < (int)o.repeat + 1 && !tc_cli_stop; r++) {
+	clock_gettime(CLOCK_REALTIME, &m->start);
+	for (r = 0; r < (int)k->o.repeat + 1 && !tc_cli_stop; r++) {
 		/* the last round is the separate one-CPU run of the percentile row */
-		int one = r == (int)o.repeat;
-		const int *cpus = o.cpus;
-		int nr_cpus = one ? 1 : o.nr_cpus;
+		int one = r == (int)k->o.repeat;
 
-		for (col = 0; col < ncols && !tc_cli_stop; col++) {
-			int pev = tp_col[col] && k->stand_in;
-
-			configure(&o, cpus, nr_cpus, pev);
-			if (tp_col[col]) {
-				err = tc_tracefs_apply(k->t, &k->prof);
-				if (err)
-					tc_cli_fail("enabling %s in a private tracefs instance: %s",
-						    events_str, tc_tracefs_error(k->t));
-			}
-			run_once(&o, cpus, nr_cpus, pev, one ? cells1 : cells, one ? NULL : resched,
-				 col, one ? 0 : r, &kc);
-			if (tp_col[col]) {
-				struct tc_trace_counts c = { 0 };
-
-				err = tc_tracefs_count(k->t, NULL, 0, &c);
-				if (!err && !one) {
-					recorded[col] += c.written;
-					lost[col] += c.lost;
-				}
-				err = tc_tracefs_unapply(k->t);
-				if (err)
-					tc_cli_fail("removing the tracefs instance: %s",
-						    tc_tracefs_error(k->t));
-			}
-		}
+		for (col = 0; col < m->ncols && !tc_cli_stop; col++)
+			measure_column(k, m, col, r, one);
 	}
-	clock_gettime(CLOCK_REALTIME, &end);
-	if (tc_cli_stop) {
-		return tc_cli_interrupted();
-	}
-	tc_cells_merge(cells, npc, nr_snap);
-	tc_cells_merge(cells1, npc, 1);
-	st = calloc((size_t)npc, sizeof(*st));
-	st1 = calloc((size_t)npc, sizeof(*st1));
-	if (!st || !st1)
+	clock_gettime(CLOCK_REALTIME, &m->end);
+}
+
+/* Merge the snapshots and compute every cell's statistics. */
+static void measure_stats(const struct kopts *o, struct kmeasure *m)
+{
+	int i;
+
+	tc_cells_merge(m->cells, m->npc, m->nr_snap);
+	tc_cells_merge(m->cells1, m->npc, 1);
+	m->st = calloc((size_t)m->npc, sizeof(*m->st));
+	m->st1 = calloc((size_t)m->npc, sizeof(*m->st1));
+	if (!m->st || !m->st1)
 		tc_cli_fail("out of memory");
-	for (i = 0; i < npc; i++)
-		if (tc_stats_compute(&st[i], cells[i].hist, cells[i].top, o.percentile) ||
-		    tc_stats_compute(&st1[i], cells1[i].hist, cells1[i].top, o.percentile))
+	for (i = 0; i < m->npc; i++)
+		if (tc_stats_compute(&m->st[i], m->cells[i].hist, m->cells[i].top, o->percentile) ||
+		    tc_stats_compute(&m->st1[i], m->cells1[i].hist, m->cells1[i].top,
+				     o->percentile))
 			tc_cli_fail("tracecost.ko returned a cell without samples");
+}
 
-	ci.name = kc.name;
-	ci.freq_hz = (double)kc.khz * 1000.0;
-	ci.constant_rate = 1;
-	snprintf(ci.source, sizeof(ci.source), "%s",
-		 !strncmp(kc.name, "tsc", 3) ? "the kernel's calibration (tsc_khz)" :
-		 !strncmp(kc.name, "pmccntr", 7) ? "the module's counter_khz (QEMU's 1 GHz PMU clock)" :
+/* The clock of the results: the module's counter and where its rate comes from. */
+static void measure_clock(struct kmeasure *m)
+{
+	const char *name = m->kc.name;
+
+	m->ci.name = name;
+	m->ci.freq_hz = (double)m->kc.khz * 1000.0;
+	m->ci.constant_rate = 1;
+	snprintf(m->ci.source, sizeof(m->ci.source), "%s",
+		 !strncmp(name, "tsc", 3) ? "the kernel's calibration (tsc_khz)" :
+		 !strncmp(name, "pmccntr", 7) ? "the module's counter_khz (QEMU's 1 GHz PMU clock)" :
 		 "the module's counter_khz (cntfrq_el0 on arm64)");
-	{
-		static const char *names[TC_NR_KPAIRS], *titles[TC_NR_KPAIRS];
-		char cpus_str[256];
+}
 
-		for (i = 0; i < o.npairs; i++) {
-			names[i] = kpair_names[o.pairs[i]];
-			titles[i] = kpair_titles[o.pairs[i]];
-		}
-		v = (struct tc_pair_view){
-			.ncols = ncols, .cols = cols, .npairs = o.npairs, .pair_names = names,
-			.pair_titles = titles, .cells = cells, .nr_snap = nr_snap, .st = st,
-			.st1 = st1, .percentile = o.percentile, .batch = 1,
-			.unit_ticks = o.unit_ticks, .freq_hz = ci.freq_hz, .format = o.format,
-		};
-		tc_cli_format_cpus(o.cpus, o.nr_cpus, cpus_str, sizeof(cpus_str));
-		printf("tracecost %s (git %s), suite kernel\n", TC_VERSION, TC_GIT_SHA);
-		printf("cpu:          %s, %d online; sampled on CPU %s\n", si.cpu_model,
-		       si.cpus_online, cpus_str);
-		printf("kernel:       %s %s %s\n", si.release, si.version, si.machine);
-		printf("cmdline:      %s\n", si.cmdline);
-		printf("clocksource:  %s; preemption: %s\n", si.clocksource, si.preemption);
-		printf("counter:      %s, %.3f MHz (%s)\n", kc.name, ci.freq_hz / 1e6, ci.source);
-		printf("samples:      %llu per pair x CPU x repetition, %u repetition%s, highest %u,"
-		       " do_work %s; %g percentile (1 CPU) from a run on CPU %d\n",
-		       (unsigned long long)o.samples, o.repeat, o.repeat > 1 ? "s" : "",
-		       o.highest, o.do_work ? "on" : "off", o.percentile, o.cpus[0]);
-		if (events && !k->stand_in)
-			printf("tracepoints:  %s in a private tracefs instance (\"+\" column): %llu"
-			       " events recorded, %llu lost\n", events_str,
-			       (unsigned long long)recorded[ncols - 1],
-			       (unsigned long long)lost[ncols - 1]);
-		else if (events)
-			printf("tracepoints:  this kernel has no preemptirq events; stand-in column"
-			       " \"+pair\": the module's %s fired inside each pair, in a private"
-			       " tracefs instance: %llu events recorded, %llu lost\n", events_str,
-			       (unsigned long long)recorded[ncols - 1],
-			       (unsigned long long)lost[ncols - 1]);
-		{
-			uint64_t nres = 0;
+/* What the tables and the JSON "pairs" show. */
+static void measure_view(const struct kopts *o, struct kmeasure *m)
+{
+	static const char *names[TC_NR_KPAIRS], *titles[TC_NR_KPAIRS];
+	int i;
 
-			for (i = 0; i < npc; i++)
-				nres += resched[i];
-			if (nres)
-				printf("resched:      %llu samples ended with a reschedule pending"
-				       " (cleared before each timed loop; without full preemption"
-				       " preempt_enable() takes its slow branch in them)\n",
-				       (unsigned long long)nres);
-		}
-		printf("unit:         %s\n\n", o.unit_ticks ? "counter ticks" : "ns");
+	for (i = 0; i < o->npairs; i++) {
+		names[i] = kpair_names[o->pairs[i]];
+		titles[i] = kpair_titles[o->pairs[i]];
 	}
-	tc_pair_report_print(&v, stdout);
-	fflush(stdout);
+	m->v = (struct tc_pair_view){
+		.ncols = m->ncols, .cols = m->cols, .npairs = o->npairs, .pair_names = names,
+		.pair_titles = titles, .cells = m->cells, .nr_snap = m->nr_snap, .st = m->st,
+		.st1 = m->st1, .percentile = o->percentile, .batch = 1,
+		.unit_ticks = o->unit_ticks, .freq_hz = m->ci.freq_hz, .format = o->format,
+	};
+}
 
-	if (o.json) {
-		struct tc_result_header h = {
-			.suite = "kernel", .argc = tc_cli_argc, .argv = tc_cli_argv,
-			.start = start, .end = end, .si = &si, .clock = &ci,
-			.cpus = o.cpus, .nr_cpus = o.nr_cpus,
-		};
-		json_t *root = tc_result_new(&h), *cfgs = json_array(), *ks;
+/* The lines above the tables: the machine, the counter, the run. */
+static void print_header(const struct kctx *k, const struct kmeasure *m)
+{
+	const struct kopts *o = &k->o;
+	const struct tc_sysinfo *si = &k->si;
+	char cpus_str[256];
+	uint64_t nres = 0;
+	int i;
 
-		for (col = 0; col < ncols; col++)
-			json_array_append_new(cfgs, json_pack("{s:s, s:b, s:I, s:I}",
-				"name", cols[col], "tracepoints", tp_col[col],
-				"events_recorded", (json_int_t)recorded[col],
-				"events_lost", (json_int_t)lost[col]));
-		ks = json_pack("{s:I, s:i, s:f, s:i, s:b, s:s, s:s, s:i, s:i, s:i, s:i, s:s,"
-			      " s:o, s:o}",
-			      "samples", (json_int_t)o.samples, "highest", o.highest,
-			      "percentile", o.percentile, "repeat", o.repeat,
-			      "do_work", o.do_work, "tracepoints", o.tp_mode == TP_OFF ? "off" :
-			      o.tp_mode == TP_ON ? "on" : "both",
-			      "events", events_str, "block", TC_KMOD_BLOCK,
-			      "calibration_samples", TC_KMOD_CALIB,
-			      "hist_layout", TC_HIST_LAYOUT_VERSION, "cpu_1cpu", o.cpus[0],
-			      "stats_unit", "ticks per pair",
-			      "configurations", cfgs, "pairs", tc_pair_report_json(&v));
-		if (!root || !ks)
-			tc_cli_fail("out of memory");
-		json_object_set_new(ks, "batch", json_integer(1));
-		json_object_set_new(ks, "pair_event_column", json_boolean(k->stand_in &&
-									  o.tp_mode != TP_OFF));
-		{
-			json_t *rs = json_object();
+	tc_cli_format_cpus(o->cpus, o->nr_cpus, cpus_str, sizeof(cpus_str));
+	printf("tracecost %s (git %s), suite kernel\n", TC_VERSION, TC_GIT_SHA);
+	printf("cpu:          %s, %d online; sampled on CPU %s\n", si->cpu_model,
+	       si->cpus_online, cpus_str);
+	printf("kernel:       %s %s %s\n", si->release, si->version, si->machine);
+	printf("cmdline:      %s\n", si->cmdline);
+	printf("clocksource:  %s; preemption: %s\n", si->clocksource, si->preemption);
+	printf("counter:      %s, %.3f MHz (%s)\n", m->kc.name, m->ci.freq_hz / 1e6, m->ci.source);
+	printf("samples:      %llu per pair x CPU x repetition, %u repetition%s, highest %u,"
+	       " do_work %s; %g percentile (1 CPU) from a run on CPU %d\n",
+	       (unsigned long long)o->samples, o->repeat, o->repeat > 1 ? "s" : "",
+	       o->highest, o->do_work ? "on" : "off", o->percentile, o->cpus[0]);
+	if (m->events && !k->stand_in)
+		printf("tracepoints:  %s in a private tracefs instance (\"+\" column): %llu"
+		       " events recorded, %llu lost\n", k->events_str,
+		       (unsigned long long)m->recorded[m->ncols - 1],
+		       (unsigned long long)m->lost[m->ncols - 1]);
+	else if (m->events)
+		printf("tracepoints:  this kernel has no preemptirq events; stand-in column"
+		       " \"+pair\": the module's %s fired inside each pair, in a private"
+		       " tracefs instance: %llu events recorded, %llu lost\n", k->events_str,
+		       (unsigned long long)m->recorded[m->ncols - 1],
+		       (unsigned long long)m->lost[m->ncols - 1]);
+	for (i = 0; i < m->npc; i++)
+		nres += m->resched[i];
+	if (nres)
+		printf("resched:      %llu samples ended with a reschedule pending"
+		       " (cleared before each timed loop; without full preemption"
+		       " preempt_enable() takes its slow branch in them)\n",
+		       (unsigned long long)nres);
+	printf("unit:         %s\n\n", o->unit_ticks ? "counter ticks" : "ns");
+}
 
-			for (i = 0; i < o.npairs; i++) {
-				json_t *a = json_array();
+/* The "kernel" section of the result file (doc/result-format.md). */
+static json_t *kernel_json(const struct kctx *k, const struct kmeasure *m)
+{
+	const struct kopts *o = &k->o;
+	json_t *cfgs = json_array(), *ks, *rs;
+	int i, col;
 
-				for (col = 0; col < ncols; col++)
-					json_array_append_new(a, json_integer((json_int_t)
-						resched[col * o.npairs + i]));
-				json_object_set_new(rs, kpair_names[o.pairs[i]], a);
-			}
-			json_object_set_new(ks, "resched_samples", rs);
-		}
-		json_object_set_new(root, "kernel", ks);
-		err = tc_result_write(root, o.json);
-		json_decref(root);
-		if (err)
-			tc_cli_fail("--json %s: %s", o.json, strerror(-err));
+	for (col = 0; col < m->ncols; col++)
+		json_array_append_new(cfgs, json_pack("{s:s, s:b, s:I, s:I}",
+			"name", m->cols[col], "tracepoints", m->tp_col[col],
+			"events_recorded", (json_int_t)m->recorded[col],
+			"events_lost", (json_int_t)m->lost[col]));
+	ks = json_pack("{s:I, s:i, s:f, s:i, s:b, s:s, s:s, s:i, s:i, s:i, s:i, s:s,"
+		      " s:o, s:o}",
+		      "samples", (json_int_t)o->samples, "highest", o->highest,
+		      "percentile", o->percentile, "repeat", o->repeat,
+		      "do_work", o->do_work, "tracepoints", o->tp_mode == TP_OFF ? "off" :
+		      o->tp_mode == TP_ON ? "on" : "both",
+		      "events", k->events_str, "block", TC_KMOD_BLOCK,
+		      "calibration_samples", TC_KMOD_CALIB,
+		      "hist_layout", TC_HIST_LAYOUT_VERSION, "cpu_1cpu", o->cpus[0],
+		      "stats_unit", "ticks per pair",
+		      "configurations", cfgs, "pairs", tc_pair_report_json(&m->v));
+	if (!ks)
+		return NULL;
+	json_object_set_new(ks, "batch", json_integer(1));
+	json_object_set_new(ks, "pair_event_column", json_boolean(k->stand_in &&
+								  o->tp_mode != TP_OFF));
+	rs = json_object();
+	for (i = 0; i < o->npairs; i++) {
+		json_t *a = json_array();
+
+		for (col = 0; col < m->ncols; col++)
+			json_array_append_new(a, json_integer((json_int_t)
+				m->resched[col * o->npairs + i]));
+		json_object_set_new(rs, kpair_names[o->pairs[i]], a);
 	}
-	tc_cells_free(cells, npc, nr_snap);
-	tc_cells_free(cells1, npc, 1);
-	free(st);
-	free(st1);
-	free(resched);
-	free(o.cpus);
+	json_object_set_new(ks, "resched_samples", rs);
+	return ks;
+}
+
+/* --json FILE: the common header and the "kernel" section. */
+static void write_json(const struct kctx *k, const struct kmeasure *m)
+{
+	const struct kopts *o = &k->o;
+	struct tc_result_header h = {
+		.suite = "kernel", .argc = tc_cli_argc, .argv = tc_cli_argv,
+		.start = m->start, .end = m->end, .si = &k->si, .clock = &m->ci,
+		.cpus = o->cpus, .nr_cpus = o->nr_cpus,
+	};
+	json_t *root = tc_result_new(&h), *ks = kernel_json(k, m);
+	int err;
+
+	if (!root || !ks)
+		tc_cli_fail("out of memory");
+	json_object_set_new(root, "kernel", ks);
+	err = tc_result_write(root, o->json);
+	json_decref(root);
+	if (err)
+		tc_cli_fail("--json %s: %s", o->json, strerror(-err));
+}
+
+static void measure_free(struct kctx *k, struct kmeasure *m)
+{
+	tc_cells_free(m->cells, m->npc, m->nr_snap);
+	tc_cells_free(m->cells1, m->npc, 1);
+	free(m->st);
+	free(m->st1);
+	free(m->resched);
+	free(k->o.cpus);
 	tc_profile_release(&k->prof);
+}
+
+static int kernel_measure(void *arg)
+{
+	struct kctx *k = arg;
+	struct kmeasure m = { .kc = { .name = "unknown" } };
+
+	tc_cli_catch_signals();
+	load_module(k->t, k->ko);
+	measure_columns(k, &m);
+	measure_alloc(&k->o, &m);
+	measure_run(k, &m);
+	if (tc_cli_stop)
+		return tc_cli_interrupted();
+	measure_stats(&k->o, &m);
+	measure_clock(&m);
+	measure_view(&k->o, &m);
+	print_header(k, &m);
+	tc_pair_report_print(&m.v, stdout);
+	fflush(stdout);
+	if (k->o.json)
+		write_json(k, &m);
+	measure_free(k, &m);
 	return TC_EXIT_OK;
 }

@@ -35,6 +35,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
+#include <tracecost/profile.h>
 #include <tracecost/report.h>
 #include <tracecost/result.h>
 #include <tracecost/sysinfo.h>

@@ -3,7 +3,7 @@
  * tracecost/hist.h - mergeable latency histogram and exact top-N heap.
  *
  * One layout, compiled both in userspace (lib/hist.c) and in the kernel module
- * (kmod/), so kernel and user samples flow through the same statistics.
+ * (kernel/module/), so kernel and user samples flow through the same statistics.
  * The header therefore uses only fixed-width types and no libc.
  *
  * Values are unsigned 64-bit counts of counter ticks (or ticks per batch).

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <tracecost/tracefs.h>
+#include <tracecost/profile.h>
 
 static void check(int cond, const char *what)
 {

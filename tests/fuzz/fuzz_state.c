@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tracefs-local.h"
+#include "tracefs_local.h"
 
 static void check(int cond, const char *what)
 {

@@ -27,11 +27,6 @@ regress=$here/regress
 extra=""
 # each rejected value prints its one line: not in the log
 [ "$cname" = corpus-options ] && extra="-close_fd_mask=2"
-# the module-results reader exits on a bad line (the CLI frees nothing then)
-if [ "$cname" = corpus-kmod ]; then
-	extra="-close_fd_mask=2 -detect_leaks=0"
-	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-fi
 
 work=$(mktemp -d)
 log=$work/fuzz.log

@@ -18,7 +18,7 @@
 
 #include <tracecost/compare_noise.h>
 
-#include "noise-local.h"
+#include "noise_local.h"
 
 enum { E_IPI, E_MASK, E_QUEUE, E_CFS, E_CFS_EXIT, E_TLB, E_CSDF, E_TIMER, E_SWITCH };
 

@@ -28,6 +28,7 @@
 #include <cmocka.h>
 #include <tracefs.h>
 
+#include <tracecost/profile.h>
 #include <tracecost/tracefs.h>
 
 static char tmpdir[64];

@@ -71,12 +71,13 @@ jqcheck "$T/smp.json" '.counter.name | test("cntvct_el0")' "smp 2: timed on CNTV
 # on, no reschedule pending and no probe (conditional branches not taken,
 # "b" followed). The empty loop's region is t0's str and t1's isb, which O
 # removes; so each median must be exactly this count.
-mk=$vm/kmod
-rm -rf "$mk" && mkdir -p "$mk" && cp -r "$top/kmod" "$top/lib" "$top/include" "$mk/"
-make -s -C "$kdir" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- M="$mk/kmod" modules \
+mk=$vm/module-src
+rm -rf "$mk" && mkdir -p "$mk/kernel" && cp -r "$top/lib" "$top/include" "$mk/" &&
+	cp -r "$top/kernel/module" "$mk/kernel/"
+make -s -C "$kdir" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- M="$mk/kernel/module" modules \
 	>"$vm/kbuild.log" 2>&1 || { cat "$vm/kbuild.log"; die "module cross build against $kdir failed"; }
 grep -q warning "$vm/kbuild.log" && not_ok "module cross-builds without warnings: $(grep warning "$vm/kbuild.log" | head -2)"
-ko=$mk/kmod/tracecost.ko
+ko=$mk/kernel/module/tracecost.ko
 aarch64-linux-gnu-objdump -d --no-show-raw-insn "$ko" >"$vm/tracecost.dis"
 # count PAIR: the walk described above
 count() {

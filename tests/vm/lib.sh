@@ -108,12 +108,12 @@ jqcheck() { # jqcheck FILE EXPR DESC
 	if jq -e "$2" "$1" >/dev/null 2>&1; then ok "$3"; else not_ok "$3"; fi
 }
 
-# vm_module KDIR OUT: build kmod/ against the kbuild tree KDIR, copy the .ko to OUT
+# vm_module KDIR OUT: build kernel/module/ against the kbuild tree KDIR, copy the .ko to OUT
 vm_module() {
-	make -s -C "$1" M="$top/kmod" clean >/dev/null 2>&1
-	make -s -C "$1" M="$top/kmod" modules >"$vm/kbuild.log" 2>&1 ||
+	make -s -C "$1" M="$top/kernel/module" clean >/dev/null 2>&1
+	make -s -C "$1" M="$top/kernel/module" modules >"$vm/kbuild.log" 2>&1 ||
 		{ cat "$vm/kbuild.log"; die "module build against $1 failed"; }
 	grep -q "warning" "$vm/kbuild.log" && { cat "$vm/kbuild.log"; not_ok "module builds without warnings against $1"; }
-	cp "$top/kmod/tracecost.ko" "$2"
+	cp "$top/kernel/module/tracecost.ko" "$2"
 }
 

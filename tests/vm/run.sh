@@ -84,7 +84,7 @@ if [ "${DETERMINISTIC:-1}" = 1 ]; then
 	# Exact pairs: under -icount one tick is one instruction, so the median of
 	# each pair is the instruction count of the pair itself, as the kernel
 	# patched it at load (nothing of ours is inside the timed region: see the
-	# commit that added this, and objdump -d kmod/tracecost.ko). On Debian's
+	# commit that added this, and objdump -d kernel/module/tracecost.ko). On Debian's
 	# 6.1 (x86-64, PARAVIRT; no preemptirq tracing; PREEMPT_DYNAMIC):
 	#   irq       call *pv_ops.irq_disable -> cli; nop5
 	#             call *pv_ops.irq_enable  -> sti; nop5                =  4

@@ -10,6 +10,8 @@
 #include <tracecost/compiler.h>
 #include <tracecost/hist.h>
 #include <tracecost/kmod.h>
+#include <tracecost/kmod_results.h>
+#include <tracecost/profile.h>
 #include <tracecost/report.h>
 #include <tracecost/result.h>
 #include <tracecost/ringbuf.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * lib/static_key-local.h - what the static-key files of libtracecost share.
+ * lib/static_key_local.h - what the static-key files of libtracecost share.
  * Not installed.
  *
  *   static_key.c        counts, jump tables, the generic half of a key flip

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * lib/noise-local.h - private state of lib/noise.c, and the grouping step
+ * lib/noise_local.h - private state of lib/noise.c, and the grouping step
  * on decoded records (what the unit test feeds).
  */
 #ifndef TRACECOST_NOISE_LOCAL_H

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* lib/result.c - the common JSON header and writers (see tracecost/result.h). */
+/* lib/result_write.c - the common JSON header and writers (see tracecost/result.h). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>

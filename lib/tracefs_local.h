@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * lib/tracefs-local.h - what the three tracefs areas of libtracecost share:
+ * lib/tracefs_local.h - what the three tracefs areas of libtracecost share:
  * the session structure and the helpers that cross files. Not installed.
  *
  *   profile.c        built-in profiles and profile files (no tracefs access)
@@ -20,6 +20,7 @@
 #include <jansson.h>
 #include <tracefs.h>
 
+#include <tracecost/profile.h>
 #include <tracecost/tracefs.h>
 
 #ifndef TC_VERSION
