@@ -106,14 +106,6 @@ void tc_pair_report_table(const struct tc_pair_view *v, const char *title,
 			TC_HIST_EXACT - 1);
 }
 
-void tc_pair_report_print(const struct tc_pair_view *v, FILE *f)
-{
-	int p;
-
-	for (p = 0; p < v->npairs; p++)
-		tc_pair_report_table(v, v->pair_titles[p], v->st, v->st1, v->npairs, p, f);
-}
-
 int tc_pair_report_cpu_stats(const struct tc_cell *cell, int nr_cpus, int repeat, int ci,
 			     unsigned int highest, double p, struct tc_stats *st)
 {

@@ -45,8 +45,6 @@ struct tc_pair_view {
 	enum tc_table_format format;
 };
 
-/* One table per pair, rows average ... max; exits 1 on allocation failure. */
-void tc_pair_report_print(const struct tc_pair_view *v, FILE *f);
 
 /*
  * The same rows for arbitrary stats, e.g. one CPU's: @st indexed

@@ -777,8 +777,8 @@ static json_t *kernel_json(const struct kctx *k, const struct kmeasure *m)
 	return ks;
 }
 
-/* --json FILE: the common header and the "kernel" section. */
-static void write_json(const struct kctx *k, const struct kmeasure *m)
+/* The result's object: the common header and the "kernel" section. */
+static json_t *result_json(const struct kctx *k, const struct kmeasure *m)
 {
 	const struct kopts *o = &k->o;
 	struct tc_result_header h = {
@@ -787,15 +787,11 @@ static void write_json(const struct kctx *k, const struct kmeasure *m)
 		.cpus = o->cpus, .nr_cpus = o->nr_cpus,
 	};
 	json_t *root = tc_result_new(&h), *ks = kernel_json(k, m);
-	int err;
 
 	if (!root || !ks)
 		tc_cli_fail("out of memory");
 	json_object_set_new(root, "kernel", ks);
-	err = tc_result_write(root, o->json);
-	json_decref(root);
-	if (err)
-		tc_cli_fail("--json %s: %s", o->json, strerror(-err));
+	return root;
 }
 
 static void measure_free(struct kctx *k, struct kmeasure *m)
@@ -813,6 +809,8 @@ static int kernel_measure(void *arg)
 {
 	struct kctx *k = arg;
 	struct kmeasure m = { .kc = { .name = "unknown" } };
+	json_t *root;
+	int ret;
 
 	tc_cli_catch_signals();
 	load_module(k->t, k->ko);
@@ -824,11 +822,18 @@ static int kernel_measure(void *arg)
 	measure_stats(&k->o, &m);
 	measure_clock(&m);
 	measure_view(&k->o, &m);
+	root = result_json(k, &m);
 	print_header(k, &m);
-	tc_pair_report_print(&m.v, stdout);
+	/* compare's tables, as run --runs N prints them */
 	fflush(stdout);
-	if (k->o.json)
-		write_json(k, &m);
+	ret = tc_cli_compare_json(root, k->o.json ? k->o.json : "this run",
+				  tc_cli_format_name(k->o.format), k->o.unit_ticks);
+	if (!ret && k->o.json) {
+		ret = tc_result_write(root, k->o.json);
+		if (ret)
+			tc_cli_fail("--json %s: %s", k->o.json, strerror(-ret));
+	}
+	json_decref(root);
 	measure_free(k, &m);
-	return TC_EXIT_OK;
+	return ret;
 }
