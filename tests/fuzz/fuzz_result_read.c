@@ -32,6 +32,33 @@ static void check(int cond, const char *what)
 	}
 }
 
+/*
+ * percentile_1cpu: present where a run of the cell recorded its one-CPU
+ * percentile; one figure per run, so a verdict only with runs (or
+ * sessions) to resample, and a column against itself the same.
+ */
+static void check_p1cpu(const struct tc_result_file *f, int config, int r, int c,
+			const struct tc_compare_cell *x)
+{
+	const struct tc_result_cell *rc = &f->rows[r].cells[config];
+	bool any = false;
+	int i;
+
+	for (i = 0; rc->p1cpu && i < f->nr_runs; i++)
+		any |= !isnan(rc->p1cpu[i]);
+	check(x->present == (tc_metric_applies(f->shape, TC_METRIC_PERCENTILE_1CPU) && any),
+	      "percentile_1cpu present where a run recorded it");
+	if (!x->present)
+		return;
+	check(isfinite(x->value) && x->value >= 0, "percentile_1cpu: finite value");
+	if (f->nr_runs < TC_COMPARE_MIN_RUNS && f->nr_sessions < 2)
+		check(x->verdict == TC_VERDICT_UNKNOWN || x->verdict == TC_VERDICT_NA,
+		      "percentile_1cpu: no verdict without runs to resample");
+	if (c == 1 && x->verdict != TC_VERDICT_UNKNOWN && x->verdict != TC_VERDICT_NA)
+		check(x->verdict == TC_VERDICT_SAME,
+		      "percentile_1cpu: a column against itself: no significant difference");
+}
+
 static void compare_self(const struct tc_result_file *f)
 {
 	struct tc_compare_column cols[MAX_COLS];
@@ -61,6 +88,10 @@ static void compare_self(const struct tc_result_file *f)
 				const struct tc_compare_cell *x =
 					&res->rows[r].cells[c * TC_NR_METRICS + m];
 
+				if (m == TC_METRIC_PERCENTILE_1CPU) {
+					check_p1cpu(f, cols[c].config, r, c, x);
+					continue;
+				}
 				check(x->present == tc_metric_applies(f->shape, m),
 				      "every cell of the shape's metrics present");
 				if (!x->present)
