@@ -826,7 +826,7 @@ static int kernel_measure(void *arg)
 	print_header(k, &m);
 	/* compare's tables, as run --runs N prints them */
 	fflush(stdout);
-	ret = tc_cli_compare_json(root, k->o.json ? k->o.json : "this run",
+	ret = tc_cli_compare_json(root, k->o.json && strcmp(k->o.json, "-") ? k->o.json : "this run",
 				  tc_cli_format_name(k->o.format), k->o.unit_ticks);
 	if (!ret && k->o.json) {
 		ret = tc_result_write(root, k->o.json);

@@ -312,7 +312,7 @@ static void print_tables(const struct run_data *d, json_t *root)
 	int p, s, i, ret;
 
 	fflush(stdout);
-	ret = tc_cli_compare_json(root, o->json ? o->json : "this run",
+	ret = tc_cli_compare_json(root, o->json && strcmp(o->json, "-") ? o->json : "this run",
 				  tc_cli_format_name(o->format), o->unit_ticks);
 	if (ret)
 		exit(ret);
