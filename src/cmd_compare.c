@@ -1235,9 +1235,12 @@ int tc_cli_compare_result(struct tc_result_file *f, const char *format, bool tic
 	int n;
 
 	opts_init(&o);
-	/* run's tables: every figure it measured */
-	for (n = 0; n < TC_NR_METRICS; n++)
-		o.metrics[n] = true;
+	/*
+	 * run's tables: the seed's rows (average, median, max_avg, percentile
+	 * and its one-CPU percentile); min and max, a single sample each,
+	 * stay in the result file and compare --metrics
+	 */
+	o.metrics[TC_METRIC_PERCENTILE_1CPU] = true;
 	if (format && format_of(format) < 0)
 		tc_cli_usage("--format: '%s' is not text, markdown, csv or json", format);
 	if (format)
