@@ -665,8 +665,9 @@ static int compare_row(struct work *w, const struct tc_compare_column *cols, int
 		if (err)
 			return err;
 		for (m = 0; m < TC_NR_METRICS; m++) {
+			/* a per-run figure where some run recorded one */
 			cell[m].present = tc_metric_applies(f->shape, m) &&
-					  (m != TC_METRIC_PERCENTILE_1CPU || !isnan(v[m]));
+					  (!tc_metric_info(m)->per_run || !isnan(v[m]));
 			cell[m].upper = up[m];
 			cell[m].approx = up[m] != v[m];
 			cell[m].reps = rc->nr_reps;
@@ -683,7 +684,9 @@ static int compare_row(struct work *w, const struct tc_compare_column *cols, int
 		if (err)
 			return err;
 		/* one figure per run: nothing varies within a run */
-		cell[TC_METRIC_PERCENTILE_1CPU].within = NAN;
+		for (m = 0; m < TC_NR_METRICS; m++)
+			if (tc_metric_info(m)->per_run)
+				cell[m].within = NAN;
 		if (rc->nr_reps < TC_COMPARE_MIN_REPS)
 			continue;
 		s = rng_seed(o->seed, group[c]);
@@ -722,7 +725,7 @@ static int compare_row(struct work *w, const struct tc_compare_column *cols, int
 			 * One figure per run: the repetitions of a run say
 			 * nothing of its spread, only runs (or sessions) do.
 			 */
-			if (m == TC_METRIC_PERCENTILE_1CPU &&
+			if (tc_metric_info(m)->per_run &&
 			    (!(by_runs(cols[c].file) || by_sessions(cols[c].file)) ||
 			     !(by_runs(cols[ref].file) || by_sessions(cols[ref].file)))) {
 				x->verdict = TC_VERDICT_UNKNOWN;

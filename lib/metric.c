@@ -29,7 +29,7 @@ static const struct tc_metric_info metrics[TC_NR_METRICS] = {
 	 */
 	[TC_METRIC_PERCENTILE_1CPU] = { "percentile_1cpu",
 		"the P-th percentile of a separate run on one CPU, median over the runs",
-		true, false, false },
+		true, false, false, true },
 };
 
 const struct tc_metric_info *tc_metric_info(enum tc_metric m)

@@ -644,7 +644,9 @@ static void print_calibration_reason(const struct ctx *x)
 /* Why a cell of @row has no verdict, or a weaker one: one line per reason. */
 static void print_reasons(const struct ctx *x, const struct tc_compare_row *row)
 {
-	bool unknown = false, na = false, step = false, sessions = false, one_cpu = false;
+	bool unknown = false, na = false, step = false, sessions = false;
+	int per_run = -1;	/* a per-run metric without its runs */
+	char lab[64];
 	double st = 0;
 	char few[256] = "";
 	size_t off = 0;
@@ -659,9 +661,10 @@ static void print_reasons(const struct ctx *x, const struct tc_compare_row *row)
 			na |= cell->verdict == TC_VERDICT_NA;
 			step |= cell->below_step;
 			st = fmax(st, cell->step);
-			if (m == TC_METRIC_PERCENTILE_1CPU) {
-				one_cpu |= cell->verdict == TC_VERDICT_UNKNOWN &&
-					   cell->scope == TC_SCOPE_NONE;
+			if (tc_metric_info(m)->per_run) {
+				if (cell->verdict == TC_VERDICT_UNKNOWN &&
+				    cell->scope == TC_SCOPE_NONE)
+					per_run = m;
 				continue;
 			}
 			if (cell->verdict != TC_VERDICT_UNKNOWN || unknown)
@@ -692,11 +695,10 @@ static void print_reasons(const struct ctx *x, const struct tc_compare_row *row)
 		printf("? between-run variation unknown (runs: %s): columns from different runs "
 		       "need %d runs each: use --runs N or several files per column "
 		       "(A1.json,A2.json,...)\n", few, TC_COMPARE_MIN_RUNS);
-	if (one_cpu)
-		printf("? %g percentile (1 CPU): one figure per run (a separate run on one CPU, as "
-		       "the preemptirq cover letters measured it), the median over the runs; its "
-		       "interval needs %d runs a column (--runs N)\n", x->o->percentile,
-		       TC_COMPARE_MIN_RUNS);
+	if (per_run >= 0)
+		printf("? %s: %s, one figure per run; its interval needs %d runs a column "
+		       "(--runs N)\n", metric_label(per_run, x->o->percentile, lab, sizeof(lab)),
+		       tc_metric_info(per_run)->estimates, TC_COMPARE_MIN_RUNS);
 	if (na)
 		printf("? n/a: a column with one repetition has no spread to resample\n");
 	if (st > 0)

@@ -49,7 +49,6 @@
 #include "cli.h"
 #include "peers.h"
 
-
 static volatile sig_atomic_t runs_signal;
 static volatile pid_t runs_child;
 

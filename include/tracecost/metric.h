@@ -41,6 +41,9 @@ enum tc_metric {
  * @values:	a system result (one value per round) has it: median, min,
  *		max and average of the rounds
  * @usual:	in compare's default rows
+ * @per_run:	one figure per run, not per repetition (kept by the reader
+ *		per run): nothing varies within a run, so its interval needs
+ *		runs or sessions as the resampling unit (else "?")
  */
 struct tc_metric_info {
 	const char *name;
@@ -48,6 +51,7 @@ struct tc_metric_info {
 	bool stepped;
 	bool values;
 	bool usual;
+	bool per_run;
 };
 
 /** tc_metric_info() - the table's entry for @m, NULL when out of range */
