@@ -137,7 +137,8 @@ RUN_ARGS	?= --runs 5 --repeat 2 --samples 1000000
 	check-kernel deps-kernel check-kernel-if-available check-fuzz kernels deps-kernels \
 	check-kernel-debug check-noise-vm check-noise-vm-if-available check-vm \
 	check-vm-if-available seed-table check-seed-table check-vm-arm64 \
-	check-vm-arm64-if-available check-balance kernels-check site-cost check-patches check-signals
+	check-vm-arm64-if-available check-balance kernels-check site-cost check-patches check-signals \
+	pair-trace
 all: $(TRACECOST) $(UNIT_BINS) $(LIBTC_SO) $(if $(CROSS_COMPILE),,$(SITECHECK))
 
 $(O)/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h) Makefile
@@ -549,10 +550,27 @@ kernels-check:
 
 # seed-table, then its assertions (tests/vm/seed-table.sh), then the event
 # stream's balance per CPU on the patched kernel and on irqsoff, the
-# TRACE_IRQFLAGS reference (tests/vm/balance.sh, about 2 min per kernel)
+# TRACE_IRQFLAGS reference (tests/vm/balance.sh, about 2 min per kernel),
+# then one preempt pair of the patched kernel with its events on traced
+# instruction by instruction, which must add up to the measured minimum
+# (kernel/pair-trace.sh, about 1 min)
 check-seed-table: seed-table
 	@sh tests/vm/seed-table.sh $(O) $(KERNEL_CACHE)
 	@ARCH=x86_64 sh tests/vm/balance.sh $(O) $(KERNEL_CACHE) $(BALANCE_KERNELS)
+	@sh kernel/pair-trace.sh $(O) $(KERNEL_CACHE)/preemptirq preempt on
+
+# One timed sample of the kernel suite, instruction by instruction, per
+# function (kernel/pair-trace.sh: QEMU's gdbstub under -icount), checked
+# against the measured minimum: make pair-trace KERNELS=irqsoff PAIR=preempt
+# EVENTS=on|off
+PAIR		?= preempt
+EVENTS		?= on
+pair-trace: deps-kernel
+	@$(MAKE) --no-print-directory $(TRACECOST) $(O)/tracecost-static
+	@$(MAKE) --no-print-directory kernels KERNELS="$(KERNELS)" KERNEL_CACHE="$(KERNEL_CACHE)"
+	@for k in $(KERNELS); do \
+		sh kernel/pair-trace.sh $(O) $(KERNEL_CACHE)/$$k $(PAIR) $(EVENTS) || exit; \
+	done
 
 # The preemptirq events of each CPU balanced (tests/vm/balance.sh): irq and
 # preempt disables and enables alternate in a -smp 2 guest's stream.

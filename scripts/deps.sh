@@ -32,7 +32,8 @@ PKGS="$PKGS g++"
 # the user suite's peers (--peers): each one's packages, from their table
 # (subjects/peers.def: LTTng-UST and its session daemon, USDT probes)
 PKGS="$PKGS $(sed -n 's/^TC_PEER(.*"\([^"]*\)")$/\1/p' "$(dirname "$0")/../subjects/peers.def" | tr '\n' ' ')"
-KERNEL_PKGS="linux-headers-amd64 qemu-system-x86 busybox-static cpio gzip"
+# gdb: kernel/pair-trace.sh steps a guest through QEMU's gdbstub
+KERNEL_PKGS="linux-headers-amd64 qemu-system-x86 busybox-static cpio gzip gdb"
 KERNELS_PKGS="linux-source-6.1 flex bison bc libssl-dev libelf-dev xz-utils patch"
 KERNELS_ARM64_PKGS="qemu-system-arm"
 ARM64_BUSYBOX=/var/lib/tracecost/arm64/busybox

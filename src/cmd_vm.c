@@ -139,6 +139,7 @@ struct vm_opts {
 	unsigned int timeout;
 	bool deterministic;
 	bool retry_stall;
+	unsigned int gdb_port;
 	enum vm_accel accel;
 	int nr_guest;
 	char **guest;
@@ -147,7 +148,7 @@ struct vm_opts {
 enum {
 	OPT_KERNEL = 256, OPT_BUILD, OPT_MODULE, OPT_SMP, OPT_DETERMINISTIC, OPT_APPEND,
 	OPT_JSON, OPT_NAME, OPT_MEMORY, OPT_TIMEOUT, OPT_ACCEL, OPT_CONSOLE, OPT_HELP,
-	OPT_ARCH, OPT_INITRD, OPT_DATA, OPT_RETRY_STALL,
+	OPT_ARCH, OPT_INITRD, OPT_DATA, OPT_RETRY_STALL, OPT_GDB,
 };
 
 static const struct option long_opts[] = {
@@ -167,6 +168,7 @@ static const struct option long_opts[] = {
 	{ "initrd", required_argument, NULL, OPT_INITRD },
 	{ "data", required_argument, NULL, OPT_DATA },
 	{ "retry-stall", no_argument, NULL, OPT_RETRY_STALL },
+	{ "gdb", required_argument, NULL, OPT_GDB },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -179,7 +181,9 @@ static void usage(void)
 	       "                    [--memory MB] [--timeout S] [--accel auto|tcg|tcg-single|kvm]\n"
 	       "                    [--console FILE] [--json FILE] -- run --suite S [options]\n"
 	       "       tracecost vm [--arch A] --kernel IMAGE --initrd CPIO --data FILE\n"
-	       "                    [--console FILE] [--retry-stall] [boot options]\n\n"
+	       "                    [--console FILE] [--retry-stall] [boot options]\n"
+	       "  boot options: --smp, --deterministic, --append, --memory, --timeout,\n"
+	       "                --accel, --gdb PORT\n\n"
 	       "Boot IMAGE under QEMU with busybox, a static tracecost and tracecost.ko in\n"
 	       "an initramfs, run the given 'tracecost run' inside, print its output and\n"
 	       "bring its result file back. With --initrd, boot that initramfs as it is\n"
@@ -209,6 +213,8 @@ static void usage(void)
 	       "  --data FILE        with --initrd: where the guest's data port goes\n"
 	       "  --retry-stall      a timed-out -smp N boot whose virtual CPU stopped\n"
 	       "                     outside tracecost.ko is booted again, one TCG thread\n"
+	       "  --gdb PORT         QEMU's gdbstub on 127.0.0.1:PORT (-gdb), for a debugger\n"
+	       "                     or kernel/pair-trace.sh; the guest does not wait for it\n"
 	       "Needs QEMU (qemu-system-x86 or qemu-system-arm), a static busybox\n"
 	       "(busybox-static; arm64: make deps-kernels ARCH=arm64) and tracecost-static\n"
 	       "beside this binary (make build/tracecost-static; arm64: make\n"
@@ -735,6 +741,9 @@ static void parse(int argc, char **argv, struct vm_opts *o)
 		case OPT_RETRY_STALL:
 			o->retry_stall = true;
 			break;
+		case OPT_GDB:
+			o->gdb_port = (unsigned int)tc_cli_parse_u64("--gdb", optarg, 1, 65535);
+			break;
 		case 'h':
 		case OPT_HELP:
 			usage();
@@ -898,7 +907,7 @@ static const char *find_in_path(const char *prog)
 static int boot(const struct vm_opts *o, const char *qemu, const char *accel, const char *initrd,
 		const char *console, const char *data)
 {
-	char con_arg[4300], data_arg[4300], cmdline[4096], mem[16], smp[16], log[4300];
+	char con_arg[4300], data_arg[4300], cmdline[4096], mem[16], smp[16], log[4300], gdb[32];
 	const struct vm_arch *arch = o->arch;
 	char *qargv[48];
 	int a = 0, n;
@@ -936,6 +945,11 @@ static int boot(const struct vm_opts *o, const char *qemu, const char *accel, co
 		qargv[a++] = "shift=0,align=off,sleep=off";
 		qargv[a++] = "-rtc";
 		qargv[a++] = "base=2024-01-01T00:00:00,clock=vm";
+	}
+	if (o->gdb_port) {
+		snprintf(gdb, sizeof(gdb), "tcp:127.0.0.1:%u", o->gdb_port);
+		qargv[a++] = "-gdb";
+		qargv[a++] = gdb;
 	}
 	qargv[a++] = "-nodefaults";
 	qargv[a++] = "-display";

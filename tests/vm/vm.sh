@@ -66,6 +66,8 @@ expect 2 "--deterministic with --smp 2" "$tc" vm $K --deterministic --smp 2 -- r
 expect 2 "--smp 0" "$tc" vm $K --smp 0 -- run
 expect 2 "--timeout text" "$tc" vm $K --timeout soon -- run
 expect 2 "--accel bogus" "$tc" vm $K --accel xen -- run
+expect 2 "--gdb 0" "$tc" vm $K --gdb 0 -- run
+expect 2 "--gdb not a port" "$tc" vm $K --gdb 70000 -- run
 expect 2 "--json in the guest's arguments" "$tc" vm $K -- run --json x
 expect 2 "--json in a missing directory" "$tc" vm $K --json /nonexistent/r.json -- run
 expect 2 "--name with a colon" "$tc" vm $K --name a:b -- run
