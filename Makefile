@@ -499,15 +499,20 @@ deps-kernel:
 # vmlinux, Module.symvers), cached by a hash of its inputs (kernel/build.sh).
 # ARCH=arm64: Debian's aarch64-linux-gnu- cross compiler, trees in
 # $(KERNEL_CACHE)/arm64/NAME (kernel/configs/arch/ARCH.config after base.config).
+# KERNEL=6.12: Debian's linux-source-6.12 and kernel/patches/6.12/, trees in
+# $(KERNEL_CACHE)/6.12/NAME (KDIR: where the targets below find the kernels).
 KERNELS		?= debug
 KERNEL_CACHE	?= $(O)/kernels
 ARCH		?= x86_64
+KERNEL		?= 6.1
+KDIR		= $(if $(filter 6.1,$(KERNEL)),$(KERNEL_CACHE),$(KERNEL_CACHE)/$(KERNEL))
 kernels: deps-kernels
-	@KERNEL_CACHE="$(KERNEL_CACHE)" ARCH="$(ARCH)" V="$(V)" sh scripts/kbuild-progress.sh \
-		"$(KERNEL_CACHE)" bash kernel/build.sh $(KERNELS)
+	@KERNEL_CACHE="$(KERNEL_CACHE)" ARCH="$(ARCH)" KERNEL="$(KERNEL)" V="$(V)" \
+		sh scripts/kbuild-progress.sh "$(KDIR)" bash kernel/build.sh $(KERNELS)
 
 deps-kernels:
 	@sh scripts/deps.sh kernels
+	@case "$(KERNEL)" in 6.1) ;; *) sh scripts/deps.sh kernels-$(KERNEL) ;; esac
 	@case "$(ARCH)" in arm64|aarch64) sh scripts/deps.sh kernels-arm64 ;; esac
 
 # The module on the debug kernel under provoked races (tests/vm/stress.sh);
