@@ -532,11 +532,14 @@ check-vm: deps-kernel
 # The preemptirq thread's tables from source (kernel/seed-table.sh, doc/
 # seed-table.md): the kernels stock, irqsoff, preemptirq (our patch series)
 # and lockdep, built by make kernels and booted by tracecost vm --deterministic.
+# KERNEL=6.12 SEED_KERNELS="stock preemptirq": the same tables on 6.12, for
+# the kernels named (stock and preemptirq at least).
 SEED_KERNELS	:= stock irqsoff preemptirq lockdep
 seed-table: deps-kernel
 	@$(MAKE) --no-print-directory $(TRACECOST) $(O)/tracecost-static
-	@$(MAKE) --no-print-directory kernels KERNELS="$(SEED_KERNELS)" KERNEL_CACHE="$(KERNEL_CACHE)"
-	@sh kernel/seed-table.sh $(O) $(KERNEL_CACHE)
+	@$(MAKE) --no-print-directory kernels KERNELS="$(SEED_KERNELS)" KERNEL_CACHE="$(KERNEL_CACHE)" \
+		KERNEL="$(KERNEL)"
+	@SEED_KERNELS="$(SEED_KERNELS)" sh kernel/seed-table.sh $(O) $(KDIR)
 
 # Every kernel that make check and make check-seed-table build, one make
 # kernels each, in the order their stages need them: kernel/build.sh locks
@@ -556,8 +559,8 @@ kernels-check:
 # stream's balance per CPU on the patched kernel and on irqsoff, the
 # TRACE_IRQFLAGS reference (tests/vm/balance.sh, about 2 min per kernel)
 check-seed-table: seed-table
-	@sh tests/vm/seed-table.sh $(O) $(KERNEL_CACHE)
-	@ARCH=x86_64 sh tests/vm/balance.sh $(O) $(KERNEL_CACHE) $(BALANCE_KERNELS)
+	@sh tests/vm/seed-table.sh $(O) $(KDIR)
+	@ARCH=x86_64 sh tests/vm/balance.sh $(O) $(KDIR) $(BALANCE_KERNELS)
 
 # The preemptirq events of each CPU balanced (tests/vm/balance.sh): irq and
 # preempt disables and enables alternate in a -smp 2 guest's stream.
@@ -568,10 +571,10 @@ BALANCE_KERNELS	?= preemptirq irqsoff
 check-balance: deps-kernel
 	@$(MAKE) --no-print-directory $(TRACECOST) $(O)/tracecost-static
 	@$(MAKE) --no-print-directory kernels KERNELS="$(BALANCE_KERNELS)" KERNEL_CACHE="$(KERNEL_CACHE)" \
-		ARCH="$(ARCH)"
+		ARCH="$(ARCH)" KERNEL="$(KERNEL)"
 	@case "$(ARCH)" in arm64|aarch64) $(MAKE) --no-print-directory CROSS_COMPILE=aarch64-linux-gnu- \
 		O=$(O)-arm64 $(O)-arm64/tracecost-static ;; esac
-	@ARCH="$(ARCH)" sh tests/vm/balance.sh $(O) $(KERNEL_CACHE) $(BALANCE_KERNELS)
+	@ARCH="$(ARCH)" sh tests/vm/balance.sh $(O) $(KDIR) $(BALANCE_KERNELS)
 
 # Every patch of kernel/patches/ through the kernel's scripts/checkpatch.pl
 # --no-tree (from linux-source-6.1): 0 errors, 0 warnings (kernel/checkpatch.sh).
@@ -581,8 +584,9 @@ check-patches:
 # Per-site cost of the preempt/irq toggles and the whole-vmlinux growth they
 # add up to (kernel/site-cost.sh; doc/seed-table.md): stock and preemptirq.
 site-cost: deps-kernel
-	@$(MAKE) --no-print-directory kernels KERNELS="stock preemptirq" KERNEL_CACHE="$(KERNEL_CACHE)"
-	@sh kernel/site-cost.sh $(KERNEL_CACHE) stock preemptirq
+	@$(MAKE) --no-print-directory kernels KERNELS="stock preemptirq" KERNEL_CACHE="$(KERNEL_CACHE)" \
+		KERNEL="$(KERNEL)"
+	@sh kernel/site-cost.sh $(KDIR) stock preemptirq
 
 # make check runs the QEMU test when QEMU and Debian's kernel packages are here
 # (.ci/run installs them); elsewhere it says why it skipped.
