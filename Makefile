@@ -577,7 +577,8 @@ check-balance: deps-kernel
 	@ARCH="$(ARCH)" sh tests/vm/balance.sh $(O) $(KDIR) $(BALANCE_KERNELS)
 
 # Every patch of kernel/patches/ through the kernel's scripts/checkpatch.pl
-# --no-tree (from linux-source-6.1): 0 errors, 0 warnings (kernel/checkpatch.sh).
+# --no-tree (each series through its own base's: linux-source-6.1, -6.12):
+# 0 errors, 0 warnings (kernel/checkpatch.sh).
 check-patches:
 	@KERNEL_CACHE="$(KERNEL_CACHE)" sh kernel/checkpatch.sh
 
