@@ -500,15 +500,20 @@ deps-kernel:
 # vmlinux, Module.symvers), cached by a hash of its inputs (kernel/build.sh).
 # ARCH=arm64: Debian's aarch64-linux-gnu- cross compiler, trees in
 # $(KERNEL_CACHE)/arm64/NAME (kernel/configs/arch/ARCH.config after base.config).
+# KERNEL=6.12: Debian's linux-source-6.12 and kernel/patches/6.12/, trees in
+# $(KERNEL_CACHE)/6.12/NAME (KDIR: where the targets below find the kernels).
 KERNELS		?= debug
 KERNEL_CACHE	?= $(O)/kernels
 ARCH		?= x86_64
+KERNEL		?= 6.1
+KDIR		= $(if $(filter 6.1,$(KERNEL)),$(KERNEL_CACHE),$(KERNEL_CACHE)/$(KERNEL))
 kernels: deps-kernels
-	@KERNEL_CACHE="$(KERNEL_CACHE)" ARCH="$(ARCH)" V="$(V)" sh scripts/kbuild-progress.sh \
-		"$(KERNEL_CACHE)" bash kernel/build.sh $(KERNELS)
+	@KERNEL_CACHE="$(KERNEL_CACHE)" ARCH="$(ARCH)" KERNEL="$(KERNEL)" V="$(V)" \
+		sh scripts/kbuild-progress.sh "$(KDIR)" bash kernel/build.sh $(KERNELS)
 
 deps-kernels:
 	@sh scripts/deps.sh kernels
+	@case "$(KERNEL)" in 6.1) ;; *) sh scripts/deps.sh kernels-$(KERNEL) ;; esac
 	@case "$(ARCH)" in arm64|aarch64) sh scripts/deps.sh kernels-arm64 ;; esac
 
 # The module on the debug kernel under provoked races (tests/vm/stress.sh);
@@ -528,11 +533,14 @@ check-vm: deps-kernel
 # The preemptirq thread's tables from source (kernel/seed-table.sh, doc/
 # seed-table.md): the kernels stock, irqsoff, preemptirq (our patch series)
 # and lockdep, built by make kernels and booted by tracecost vm --deterministic.
+# KERNEL=6.12 SEED_KERNELS="stock preemptirq": the same tables on 6.12, for
+# the kernels named (stock and preemptirq at least).
 SEED_KERNELS	:= stock irqsoff preemptirq lockdep
 seed-table: deps-kernel
 	@$(MAKE) --no-print-directory $(TRACECOST) $(O)/tracecost-static
-	@$(MAKE) --no-print-directory kernels KERNELS="$(SEED_KERNELS)" KERNEL_CACHE="$(KERNEL_CACHE)"
-	@sh kernel/seed-table.sh $(O) $(KERNEL_CACHE)
+	@$(MAKE) --no-print-directory kernels KERNELS="$(SEED_KERNELS)" KERNEL_CACHE="$(KERNEL_CACHE)" \
+		KERNEL="$(KERNEL)"
+	@SEED_KERNELS="$(SEED_KERNELS)" sh kernel/seed-table.sh $(O) $(KDIR)
 
 # Every kernel that make check and make check-seed-table build, one make
 # kernels each, in the order their stages need them: kernel/build.sh locks
@@ -555,9 +563,9 @@ kernels-check:
 # instruction by instruction, which must add up to the measured minimum
 # (kernel/pair-trace.sh, about 1 min)
 check-seed-table: seed-table
-	@sh tests/vm/seed-table.sh $(O) $(KERNEL_CACHE)
-	@ARCH=x86_64 sh tests/vm/balance.sh $(O) $(KERNEL_CACHE) $(BALANCE_KERNELS)
-	@sh kernel/pair-trace.sh $(O) $(KERNEL_CACHE)/preemptirq preempt on
+	@sh tests/vm/seed-table.sh $(O) $(KDIR)
+	@ARCH=x86_64 sh tests/vm/balance.sh $(O) $(KDIR) $(BALANCE_KERNELS)
+	@sh kernel/pair-trace.sh $(O) $(KDIR)/preemptirq preempt on
 
 # One timed sample of the kernel suite, instruction by instruction, per
 # function (kernel/pair-trace.sh: QEMU's gdbstub under -icount), checked
@@ -567,9 +575,10 @@ PAIR		?= preempt
 EVENTS		?= on
 pair-trace: deps-kernel
 	@$(MAKE) --no-print-directory $(TRACECOST) $(O)/tracecost-static
-	@$(MAKE) --no-print-directory kernels KERNELS="$(KERNELS)" KERNEL_CACHE="$(KERNEL_CACHE)"
+	@$(MAKE) --no-print-directory kernels KERNELS="$(KERNELS)" KERNEL_CACHE="$(KERNEL_CACHE)" \
+		KERNEL="$(KERNEL)"
 	@for k in $(KERNELS); do \
-		sh kernel/pair-trace.sh $(O) $(KERNEL_CACHE)/$$k $(PAIR) $(EVENTS) || exit; \
+		sh kernel/pair-trace.sh $(O) $(KDIR)/$$k $(PAIR) $(EVENTS) || exit; \
 	done
 
 # The preemptirq events of each CPU balanced (tests/vm/balance.sh): irq and
@@ -581,21 +590,23 @@ BALANCE_KERNELS	?= preemptirq irqsoff
 check-balance: deps-kernel
 	@$(MAKE) --no-print-directory $(TRACECOST) $(O)/tracecost-static
 	@$(MAKE) --no-print-directory kernels KERNELS="$(BALANCE_KERNELS)" KERNEL_CACHE="$(KERNEL_CACHE)" \
-		ARCH="$(ARCH)"
+		ARCH="$(ARCH)" KERNEL="$(KERNEL)"
 	@case "$(ARCH)" in arm64|aarch64) $(MAKE) --no-print-directory CROSS_COMPILE=aarch64-linux-gnu- \
 		O=$(O)-arm64 $(O)-arm64/tracecost-static ;; esac
-	@ARCH="$(ARCH)" sh tests/vm/balance.sh $(O) $(KERNEL_CACHE) $(BALANCE_KERNELS)
+	@ARCH="$(ARCH)" sh tests/vm/balance.sh $(O) $(KDIR) $(BALANCE_KERNELS)
 
 # Every patch of kernel/patches/ through the kernel's scripts/checkpatch.pl
-# --no-tree (from linux-source-6.1): 0 errors, 0 warnings (kernel/checkpatch.sh).
+# --no-tree (each series through its own base's: linux-source-6.1, -6.12):
+# 0 errors, 0 warnings (kernel/checkpatch.sh).
 check-patches:
 	@KERNEL_CACHE="$(KERNEL_CACHE)" sh kernel/checkpatch.sh
 
 # Per-site cost of the preempt/irq toggles and the whole-vmlinux growth they
 # add up to (kernel/site-cost.sh; doc/seed-table.md): stock and preemptirq.
 site-cost: deps-kernel
-	@$(MAKE) --no-print-directory kernels KERNELS="stock preemptirq" KERNEL_CACHE="$(KERNEL_CACHE)"
-	@sh kernel/site-cost.sh $(KERNEL_CACHE) stock preemptirq
+	@$(MAKE) --no-print-directory kernels KERNELS="stock preemptirq" KERNEL_CACHE="$(KERNEL_CACHE)" \
+		KERNEL="$(KERNEL)"
+	@sh kernel/site-cost.sh $(KDIR) stock preemptirq
 
 # make check runs the QEMU test when QEMU and Debian's kernel packages are here
 # (.ci/run installs them); elsewhere it says why it skipped.

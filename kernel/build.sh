@@ -5,43 +5,60 @@
 #
 #   kernel/build.sh NAME...      build kernel/configs/NAME.config for each NAME
 #   ARCH=arm64 kernel/build.sh NAME...   the same for another architecture
+#   KERNEL=6.12 kernel/build.sh NAME...  the same on another kernel base
 #
-# Each NAME is built from Debian's linux-source-6.1 (/usr/src/linux-source-6.1.tar.xz)
-# as ARCH's tinyconfig + kernel/configs/base.config + kernel/configs/arch/ARCH.config
-# + kernel/configs/NAME.config, with kbuild's O= into
+# KERNEL picks the base: 6.1 (the default) is Debian's linux-source-6.1
+# (/usr/src/linux-source-6.1.tar.xz), 6.12 Debian's linux-source-6.12
+# (/usr/src/linux-source-6.12.tar.xz, bookworm-security). Each NAME is built
+# as ARCH's tinyconfig + kernel/configs/base.config +
+# kernel/configs/arch/ARCH.config + kernel/configs/version/KERNEL.config (if
+# there is one: the lines that must differ on that base; none for 6.1) +
+# kernel/configs/NAME.config, with kbuild's O= into
 #
 #   $KERNEL_CACHE/NAME-HASH12/     .config, vmlinux, the boot image
 #                                  (arch/x86/boot/bzImage, arch/arm64/boot/Image),
 #                                  Module.symvers, build.log
 #   $KERNEL_CACHE/NAME             symlink to it
 #
-# for ARCH x86_64 (the default), and into $KERNEL_CACHE/ARCH/ for the others
-# (arm64 with Debian's aarch64-linux-gnu- cross compiler), so that
-# `make -C $KERNEL_CACHE/NAME M=/abs/kmod modules` builds a module against it
-# (add ARCH= and CROSS_COMPILE= for another architecture). HASH covers the
+# for ARCH x86_64 (the default) and KERNEL 6.1, into $KERNEL_CACHE/ARCH/ for
+# the other architectures (arm64 with Debian's aarch64-linux-gnu- cross
+# compiler), and into $KERNEL_CACHE/KERNEL/ (and $KERNEL_CACHE/KERNEL/ARCH/)
+# for another base, so that 6.1 and 6.12 kernels never share a name; then
+# `make -C DIR/NAME M=/abs/kmod modules` builds a module against it (add
+# ARCH= and CROSS_COMPILE= for another architecture). HASH covers the
 # architecture, the linux-source package version, the compiler, base.config,
-# the architecture's fragment, NAME.config, the patches NAME.config names and
-# this script; a directory whose hash is unchanged and whose build finished
-# is reused.
+# the architecture's fragment, the base's fragment, NAME.config, the patches
+# NAME.config names and this script; a directory whose hash is unchanged and
+# whose build finished is reused.
 #
 # A fragment may name a patch series with a line
 #   # tracecost-patches: DIR
 # DIR is kernel/patches/DIR/: its `series` file (one patch per line, # comments)
 # if there is one, otherwise its *.patch in sorted order, applied with patch -p1
 # to a copy of the source of its own; configurations without the line share
-# one pristine tree. Source trees live in $KERNEL_CACHE/src/.
+# one pristine tree. Source trees live in $KERNEL_CACHE/src/. A DIR that is
+# a kernel version (digits and dots, as `# tracecost-patches: 6.1`) names our
+# series by the base it was written for: with KERNEL=V the series applied is
+# kernel/patches/V/, the same series on that base (so one fragment serves
+# every base, and a base without its port fails naming the directory).
 #
 # Every option a fragment sets must survive `make olddefconfig`, otherwise the
 # build fails naming the option (a typo or an unmet dependency).
 #
-# Environment: ARCH (x86_64 or arm64; default x86_64), KERNEL_CACHE (default
-# build/kernels), V=1 (show the kernel's commands), JOBS (default: nproc). The cache is locked with flock, so two
+# Environment: ARCH (x86_64 or arm64; default x86_64), KERNEL (6.1 or 6.12;
+# default 6.1), KERNEL_CACHE (default build/kernels), V=1 (show the kernel's
+# commands), JOBS (default: nproc). The cache is locked with flock, so two
 # callers wait for each other instead of colliding.
 set -eu -o pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cfgdir=$top/kernel/configs
-tarball=${LINUX_SOURCE_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+kernel=${KERNEL:-6.1}
+case "$kernel" in
+6.1|6.12) ;;
+*)	echo "kernels: KERNEL=$kernel is not 6.1 or 6.12" >&2; exit 2 ;;
+esac
+tarball=${LINUX_SOURCE_TARBALL:-/usr/src/linux-source-$kernel.tar.xz}
 cache=${KERNEL_CACHE:-$top/build/kernels}
 jobs=${JOBS:-$(nproc)}
 verbose=${V:-0}
@@ -57,6 +74,11 @@ arm64|aarch64)
 *)	die "ARCH=$ARCH is not x86_64 or arm64" ;;
 esac
 archfrag=$cfgdir/arch/$karch.config
+# the base's own fragment (none for 6.1) and its directory in the cache
+verfrag=""
+[ -r "$cfgdir/version/$kernel.config" ] && verfrag=$cfgdir/version/$kernel.config
+kdir=""
+[ "$kernel" = 6.1 ] || kdir=/$kernel
 
 [ $# -gt 0 ] || die "usage: kernel/build.sh NAME... (configurations in kernel/configs/)"
 for name in "$@"; do
@@ -66,14 +88,14 @@ for name in "$@"; do
 	esac
 	[ -r "$cfgdir/$name.config" ] || die "no configuration '$name' (kernel/configs/$name.config)"
 done
-[ -r "$tarball" ] || die "$tarball is missing (make deps-kernels installs linux-source-6.1)"
+[ -r "$tarball" ] || die "$tarball is missing (make deps-kernels KERNEL=$kernel installs linux-source-$kernel)"
 for tool in flex bison bc gcc make xz; do
 	command -v $tool >/dev/null 2>&1 || die "$tool is missing (make deps-kernels)"
 done
 [ -z "$cross" ] || command -v "${cross}gcc" >/dev/null 2>&1 ||
 	die "${cross}gcc is missing (make deps-kernels-$karch)"
 
-srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || true)
+srcver=$(dpkg-query -W -f='${Version}' "linux-source-$kernel" 2>/dev/null || true)
 [ -n "$srcver" ] || srcver=$(stat -c '%s-%Y' "$tarball")
 ccver=$("${cross}gcc" --version | head -n 1)
 
@@ -85,9 +107,14 @@ if ! flock -n 9; then
 	flock 9
 fi
 
-# patch_dir FRAGMENT: the DIR of its "# tracecost-patches: DIR" line, or nothing
+# patch_dir FRAGMENT: the DIR of its "# tracecost-patches: DIR" line, or
+# nothing; a version DIR is our series, on this base: $kernel
 patch_dir() {
-	sed -n 's/^# tracecost-patches:[[:space:]]*\([^[:space:]]*\).*/\1/p' "$1" | tail -n 1
+	d=$(sed -n 's/^# tracecost-patches:[[:space:]]*\([^[:space:]]*\).*/\1/p' "$1" | tail -n 1)
+	case "$d" in
+	""|*[!0-9.]*) echo "$d" ;;
+	*) echo "$kernel" ;;
+	esac
 }
 
 # patch_list DIR: the patches of kernel/patches/DIR, in the order they apply
@@ -177,24 +204,25 @@ for name in "$@"; do
 	[ -n "$pd" ] && plist=$(patch_list "$pd")
 	# shellcheck disable=SC2086
 	hash=$( (echo "arch $karch"; echo "linux-source $srcver"; echo "$ccver"; \
-		cat "$cfgdir/base.config" "$archfrag" "$frag" $plist "$top/kernel/build.sh") |
+		cat "$cfgdir/base.config" "$archfrag" $verfrag "$frag" $plist "$top/kernel/build.sh") |
 		sha256sum | cut -c1-12)
-	mkdir -p "$cache$sub"
-	out=$cache$sub/$name-$hash
+	mkdir -p "$cache$kdir$sub"
+	out=$cache$kdir$sub/$name-$hash
 	if [ -f "$out/.tracecost-built" ] && [ -r "$out/$image" ]; then
-		ln -sfn "$name-$hash" "$cache$sub/$name"
-		echo "kernels: $karch $name cached ($hash)"
+		ln -sfn "$name-$hash" "$cache$kdir$sub/$name"
+		echo "kernels: $karch $kernel $name cached ($hash)"
 		continue
 	fi
 	mkdir -p "$out"
 	log=$out/build.log
 	start=$(date +%s)
 	want=$out/.tracecost-expect
-	expect "$cfgdir/base.config" "$archfrag" "$frag" >"$want" || die "$name: bad config fragment"
+	# shellcheck disable=SC2086
+	expect "$cfgdir/base.config" "$archfrag" $verfrag "$frag" >"$want" || die "$name: bad config fragment"
 	kmake() { make -C "$src" O="$out" ARCH=$karch CROSS_COMPILE=$cross V="$verbose" "$@"; }
 	(
 		set -e
-		echo "== $karch tinyconfig + base.config + arch/$karch.config + $name.config ($src)"
+		echo "== $karch $kernel tinyconfig + base.config + arch/$karch.config${verfrag:+ + version/$kernel.config} + $name.config ($src)"
 		kmake tinyconfig
 		# apply the fragments: drop every symbol they set, then append their values
 		awk '{ print $1 }' "$want" >"$out/.tracecost-syms"
@@ -231,12 +259,12 @@ for name in "$@"; do
 	end=$(date +%s)
 	if [ "$ok" -ne 0 ] || [ ! -r "$out/$image" ] || [ ! -r "$out/Module.symvers" ]; then
 		tail -n 40 "$log" >&2
-		echo "kernels: $karch $name FAILED after $(fmt_time $((end - start))) (full log: $log)" >&2
+		echo "kernels: $karch $kernel $name FAILED after $(fmt_time $((end - start))) (full log: $log)" >&2
 		rc=1
 		continue
 	fi
 	touch "$out/.tracecost-built"
-	ln -sfn "$name-$hash" "$cache$sub/$name"
-	echo "kernels: $karch $name built in $(fmt_time $((end - start))) ($hash, $cache$sub/$name)"
+	ln -sfn "$name-$hash" "$cache$kdir$sub/$name"
+	echo "kernels: $karch $kernel $name built in $(fmt_time $((end - start))) ($hash, $cache$kdir$sub/$name)"
 done
 exit $rc

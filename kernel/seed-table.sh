@@ -13,18 +13,33 @@
 #   - lockdep against stock on hackbench (the messaging workload)
 #   - vmlinux text of the four kernels
 # Results stay in BUILD_DIR/seed-table/ for tests/vm/seed-table.sh.
+# SEED_KERNELS (default "stock irqsoff preemptirq lockdep"; stock and
+# preemptirq at least) boots fewer: the tables then have those columns only
+# (make seed-table KERNEL=6.12 SEED_KERNELS="stock preemptirq").
 # Usage: kernel/seed-table.sh BUILD_DIR KERNEL_CACHE
+#   (KERNEL_CACHE holds the kernels by NAME: $KERNEL_CACHE/6.12 for 6.12's)
 set -eu
 O=$(readlink -f "$1")
 KC=$(readlink -f "$2")
 tc=$O/tracecost
 out=$O/seed-table
 die() { echo "seed-table: $*" >&2; exit 1; }
+KERNELS=${SEED_KERNELS:-stock irqsoff preemptirq lockdep}
+has() { case " $KERNELS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+if ! has stock || ! has preemptirq; then
+	echo "seed-table: SEED_KERNELS='$KERNELS' lacks stock or preemptirq" >&2
+	exit 2
+fi
+for k in $KERNELS; do
+	case $k in
+	stock | irqsoff | preemptirq | lockdep) ;;
+	*) echo "seed-table: SEED_KERNELS: '$k' is not stock, irqsoff, preemptirq or lockdep" >&2; exit 2 ;;
+	esac
+done
 [ -x "$tc" ] && [ -x "$O/tracecost-static" ] || die "build $tc and $O/tracecost-static first"
 mkdir -p "$out"
 rm -f "$out"/*.json "$out"/*.txt "$out"/*.console
 
-KERNELS="stock irqsoff preemptirq lockdep"
 # Small counts: seconds per workload under TCG, and instruction counts need no
 # repetitions (every boot gives the same ones).
 KSUITE="--samples 2000 --highest 20 --pairs irq,preempt,irq_save --unit ticks"
@@ -64,22 +79,32 @@ for k in $KERNELS; do
 done
 
 r=$out
+# the columns of the kernels booted, in the tables' order
+pairs="$r/stock-kernel-1.json:stock"
+has irqsoff && pairs="$pairs $r/irqsoff-kernel-1.json:irqsoff $r/irqsoff-kernel-1.json:irqsoff+"
+pairs="$pairs $r/preemptirq-kernel-1.json:preemptirq $r/preemptirq-kernel-1.json:preemptirq+"
+sys="" labels="" vmlinux=""
+for k in stock irqsoff preemptirq lockdep; do
+	has $k || continue
+	sys="$sys $r/$k-system.json"
+	labels="$labels --label $k"
+	vmlinux="$vmlinux $KC/$k/vmlinux"
+done
 echo
 echo "== Kernel pairs: instructions per pair (QEMU -icount, medians of 2000 samples) =="
-"$tc" compare --unit ticks --metrics median,min,max \
-	"$r/stock-kernel-1.json:stock" "$r/irqsoff-kernel-1.json:irqsoff" \
-	"$r/irqsoff-kernel-1.json:irqsoff+" "$r/preemptirq-kernel-1.json:preemptirq" \
-	"$r/preemptirq-kernel-1.json:preemptirq+"
+# shellcheck disable=SC2086
+"$tc" compare --unit ticks --metrics median,min,max $pairs
 echo
 echo "== System workloads: ns under -icount = instructions (events/preemptirq off) =="
-"$tc" compare --metrics median \
-	"$r/stock-system.json" "$r/irqsoff-system.json" "$r/preemptirq-system.json" \
-	"$r/lockdep-system.json" --label stock --label irqsoff --label preemptirq --label lockdep
-echo
-echo "== lockdep against stock: hackbench (the messaging workload) =="
-"$tc" compare --metrics median "$r/stock-system.json" "$r/lockdep-system.json" \
-	--label stock --label lockdep | awk '/^hackbench/ { on = 1 } on { print } on && /^> slower/ { exit }'
+# shellcheck disable=SC2086
+"$tc" compare --metrics median $sys $labels
+if has lockdep; then
+	echo
+	echo "== lockdep against stock: hackbench (the messaging workload) =="
+	"$tc" compare --metrics median "$r/stock-system.json" "$r/lockdep-system.json" \
+		--label stock --label lockdep | awk '/^hackbench/ { on = 1 } on { print } on && /^> slower/ { exit }'
+fi
 echo
 echo "== vmlinux size =="
-"$tc" size "$KC/stock/vmlinux" "$KC/irqsoff/vmlinux" "$KC/preemptirq/vmlinux" \
-	"$KC/lockdep/vmlinux" --label stock --label irqsoff --label preemptirq --label lockdep
+# shellcheck disable=SC2086
+"$tc" size $vmlinux $labels

@@ -190,7 +190,7 @@ awk '
 # bytes of the functions (nm -S, text symbols)
 funcs() { nm -S "$1" | awk "$HEX"'NF == 4 && $3 ~ /^[tT]$/ { s += hex($2) } END { printf "%d\n", s }'; }
 # size of one output section (size -A)
-sect() { size -A "$1" | awk -v n="$2" '$1 == n { print $2 }'; }
+sect() { size -A "$1" | awk -v n="$2" '$1 == n { s = $2 } END { print s + 0 }'; }
 span() { nm "$1" | awk "$HEX"'$3 == "_stext" { s = hex(substr($1, 9)) } $3 == "_etext" { e = hex(substr($1, 9)) } END { printf "%d\n", e - s }'; }
 # the series' new functions, helpers and the preemptirq events' own
 # (tracepoint iterators, static calls, event class), absent from stock

@@ -8,6 +8,7 @@
 #   deps.sh            the build, the tests and the user suite
 #   deps.sh kernel     also QEMU, busybox and Debian's kernel headers (make check-kernel)
 #   deps.sh kernels    also what make kernels needs (Debian's linux-source-6.1, flex, bison...)
+#   deps.sh kernels-6.12  also linux-source-6.12 (make kernels KERNEL=6.12)
 #   deps.sh kernels-arm64  also the arm64 kernels and their boots (make kernels ARCH=arm64,
 #                      tracecost vm --arch arm64): the kernels group, gcc-aarch64-linux-gnu
 #                      and the arm64 libraries (the static tracecost), qemu-system-arm
@@ -52,6 +53,9 @@ if [ "${1:-}" = "kernel" ]; then
 	PKGS="$PKGS $KERNEL_PKGS"
 elif [ "${1:-}" = "kernels" ]; then
 	PKGS="$PKGS $KERNELS_PKGS"
+elif [ "${1:-}" = "kernels-6.12" ]; then
+	# bookworm-security's linux-source-6.12 (make kernels KERNEL=6.12)
+	PKGS="$PKGS $KERNELS_PKGS linux-source-6.12"
 elif [ "${1:-}" = "kernels-arm64" ]; then
 	PKGS="$PKGS $KERNELS_PKGS $AARCH64_PKGS $KERNELS_ARM64_PKGS"
 	group=kernels-arm64
