@@ -628,9 +628,17 @@ int tc_tracefs_supervise(struct tc_tracefs *t, int (*fn)(void *arg), void *arg, 
 		*status = 128 + WTERMSIG(st);
 	/* restore with the signals still caught: a second Ctrl-C cannot cut it short */
 	err = tc_tracefs_end(t);
-	sigprocmask(SIG_SETMASK, &orig, NULL);	/* pending ones reach sup_on_signal */
+	/*
+	 * A signal that came while waiting (forwarded) stays pending for the
+	 * caller; one that came during the restore is pending already. Both
+	 * reach the caller's dispositions, put back first, once unblocked: a
+	 * signal that came after the child's last look at it is not lost.
+	 */
+	if (sup_signal)
+		raise(sup_signal);
 	for (i = 0; i < 5; i++)
 		sigaction(sigs[i], &old[i], NULL);
+	sigprocmask(SIG_SETMASK, &orig, NULL);
 	return err;
 }
 

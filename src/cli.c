@@ -562,6 +562,12 @@ int tc_cli_run_supervised(struct tc_tracefs *t, int (*fn)(void *arg), void *arg)
 	tc_tracefs_close(t);
 	if (status == 128 + SIGINT || status == 128 + SIGTERM || status == 128 + SIGHUP)
 		return TC_EXIT_INTERRUPTED;
+	if (!status && tc_cli_stop) {
+		/* after the child's last check: its output is whole, and said so */
+		fprintf(stderr, "tracecost: interrupted after the run had written its output"
+			" (it is complete); tracing restored\n");
+		return TC_EXIT_INTERRUPTED;
+	}
 	if (status > 128) {
 		fprintf(stderr, "tracecost: the measuring process was killed by signal %d;"
 			" tracing restored\n", status - 128);

@@ -21,6 +21,7 @@
 #include <tracecost/profile.h>
 #include <tracecost/tracefs.h>
 
+#include "cli.h"
 #include "peer_ops.h"
 
 #define USDT_GROUP	"tracecost_usdt"
@@ -245,10 +246,18 @@ static int usdt_setup(char *why, size_t len)
 				 usdt[i].sem);
 		else
 			snprintf(spec, sizeof(spec), "%s:0x%lx", exe_path, usdt[i].off);
+		/*
+		 * a signal: stop here; what is set up stays recorded, and the
+		 * teardown (after the run's "interrupted" line) removes it
+		 */
+		if (tc_cli_stop)
+			goto stopped;
 		err = tc_tracefs_uprobe_add(usdt_fs, USDT_GROUP, usdt[i].name, spec);
 		if (err)
 			goto fail;
 	}
+	if (tc_cli_stop)
+		goto stopped;
 	/* The instance with one of them; then the whole group (hundreds of points). */
 	err = tc_profile_add_event(&usdt_profile, USDT_GROUP, usdt[0].name, NULL);
 	if (err)
@@ -256,8 +265,12 @@ static int usdt_setup(char *why, size_t len)
 	err = tc_profile_check(usdt_fs, &usdt_profile);
 	if (!err && !usdt_profile.available)
 		err = -ENOENT;
+	if (!err && tc_cli_stop)
+		goto stopped;
 	if (!err)
 		err = tc_tracefs_apply(usdt_fs, &usdt_profile);
+	if (!err && tc_cli_stop)
+		goto stopped;
 	if (!err)
 		err = usdt_enable_group();
 	if (!err)
@@ -273,6 +286,9 @@ fail:
 		 tc_tracefs_error(usdt_fs) : strerror(-err));
 	usdt_teardown();
 	return err;
+stopped:
+	snprintf(why, len, "interrupted");
+	return -EINTR;
 }
 static int usdt_setup_op(char *why, size_t len, const char **tag)
 {

@@ -235,9 +235,12 @@ void tc_peers_setup(const struct tc_subject **subjects, int *nr)
 	for (i = 0; i < NR_PEERS; i++)
 		if (peers[i].ops && peers[i].ops->first)
 			peer_setup(i);
-	for (i = 0; i < NR_PEERS; i++)
+	for (i = 0; i < NR_PEERS && !tc_cli_stop; i++)
 		if (!peers[i].ops || !peers[i].ops->first)
 			peer_setup(i);
+	/* a signal during the set-up: the caller stops (set-ups take seconds) */
+	if (tc_cli_stop)
+		return;
 	for (i = 0; i < NR_PCOLS; i++) {
 		if (!(selected & (1u << cols[i].peer)) || !cols[i].sub || cols[i].why[0])
 			continue;

@@ -37,7 +37,8 @@ int tc_peers_selected(void);
  * enabled column only: a failure drops that column and says why (printed
  * with the tables). Teardown is registered with atexit() and also runs
  * from tc_peers_teardown(). Exits 1 on a failure that leaves nothing to
- * measure (out of memory).
+ * measure (out of memory). A signal (tc_cli_stop) stops the set-up between
+ * its steps: the caller then checks tc_cli_stop and tears down.
  */
 void tc_peers_setup(const struct tc_subject **subjects, int *nr);
 

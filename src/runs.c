@@ -49,14 +49,62 @@
 #include "cli.h"
 #include "peers.h"
 
+#define RUNS_DIR_PREFIX	"/tmp/tracecost-runs."
+#define RUNS_LOCK	"owner.lock"
+
 static volatile sig_atomic_t runs_signal;
 static volatile pid_t runs_child;
+/*
+ * After the runs, while their result is made, written and shown (seconds
+ * under TCG): a signal ends this process at once from its handler, which
+ * removes the temporary directory (the NUL-separated paths of end_rm, then
+ * end_dir: unlink() and rmdir() are async-signal-safe) and says end_msg.
+ */
+static volatile sig_atomic_t runs_at_once;
+static char *end_rm, end_dir[PATH_MAX], end_msg[PATH_MAX + 128];
+static size_t end_rm_len;
 
 static void runs_on_signal(int sig)
 {
 	runs_signal = sig;
 	if (runs_child > 0)
 		kill(runs_child, sig);
+	if (runs_at_once) {
+		size_t off = 0;
+
+		while (off < end_rm_len) {
+			unlink(end_rm + off);
+			off += strlen(end_rm + off) + 1;
+		}
+		rmdir(end_dir);
+		if (write(STDERR_FILENO, end_msg, strlen(end_msg)) < 0) {
+			/* nothing more to say */
+		}
+		_exit(TC_EXIT_INTERRUPTED);
+	}
+}
+
+/* Arm the at-once end: the files a run of @runs leaves in @dir, then @msg. */
+static void end_at_once(const char *dir, unsigned int runs, const char *msg)
+{
+	size_t cap = (size_t)(runs + 3) * (strlen(dir) + 32), off = 0;
+	unsigned int i;
+
+	snprintf(end_msg, sizeof(end_msg), "%s", msg);
+	if (runs_at_once)
+		return;
+	end_rm = malloc(cap);
+	if (!end_rm)
+		return;		/* a signal then ends the runs at the next check */
+	for (i = 0; i < runs; i++)
+		off += (size_t)snprintf(end_rm + off, cap - off, "%s/run%u.json", dir, i) + 1;
+	off += (size_t)snprintf(end_rm + off, cap - off, "%s/runs.json", dir) + 1;
+	off += (size_t)snprintf(end_rm + off, cap - off, "%s/runs.json.tmp.%d", dir,
+				(int)getpid()) + 1;
+	off += (size_t)snprintf(end_rm + off, cap - off, "%s/" RUNS_LOCK, dir) + 1;
+	end_rm_len = off;
+	snprintf(end_dir, sizeof(end_dir), "%s", dir);
+	runs_at_once = 1;
 }
 
 /* The value of --NAME VALUE or --NAME=VALUE at argv[*a] (advancing *a), else NULL. */
@@ -124,9 +172,6 @@ static void split_args(const char *suite, int argc, char **argv, struct runs_arg
  */
 #define EXEC_HINT	" (under user-mode emulation, --runs re-executes this binary and " \
 			"needs binfmt_misc for its architecture: run without --runs)"
-
-#define RUNS_DIR_PREFIX	"/tmp/tracecost-runs."
-#define RUNS_LOCK	"owner.lock"
 
 static const int runs_sigs[] = { SIGINT, SIGTERM, SIGHUP };
 
@@ -347,7 +392,12 @@ int tc_cli_runs(const char *suite, unsigned int runs, int argc, char **argv)
 	const char *target;
 	unsigned int i;
 	int ret = 0, lock_fd;
+	sigset_t runs_block, orig;
 
+	sigemptyset(&runs_block);
+	sigaddset(&runs_block, SIGINT);
+	sigaddset(&runs_block, SIGTERM);
+	sigaddset(&runs_block, SIGHUP);
 	/* First: a signal from here on ends the runs with 130 */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -409,6 +459,8 @@ int tc_cli_runs(const char *suite, unsigned int runs, int argc, char **argv)
 		}
 	}
 	clock_gettime(CLOCK_REALTIME, &end);
+	if (!ret)
+		end_at_once(dir, runs, "tracecost: interrupted; nothing written\n");
 	if (!ret && runs_signal)
 		ret = TC_EXIT_INTERRUPTED;
 	root = NULL;
@@ -427,9 +479,17 @@ int tc_cli_runs(const char *suite, unsigned int runs, int argc, char **argv)
 	if (!ret) {
 		snprintf(out, sizeof(out), "%s/runs.json", dir);
 		target = ra.json && strcmp(ra.json, "-") ? ra.json : out;
+		/* the file whole, and the line of a signal true */
+		sigprocmask(SIG_BLOCK, &runs_block, &orig);
 		ret = tc_result_write(root, target);
 		if (!ret && ra.json && !strcmp(ra.json, "-"))
 			ret = tc_result_write(root, "-");
+		if (!ret && ra.json && strcmp(ra.json, "-")) {
+			snprintf(out, sizeof(out), "tracecost: interrupted while showing the runs;"
+				 " %s is complete\n", ra.json);
+			end_at_once(dir, runs, out);
+		}
+		sigprocmask(SIG_SETMASK, &orig, NULL);
 		if (ret) {
 			fprintf(stderr, "tracecost: writing %s: %s\n", target, strerror(-ret));
 			ret = TC_EXIT_FAIL;
@@ -443,6 +503,15 @@ int tc_cli_runs(const char *suite, unsigned int runs, int argc, char **argv)
 					"(--json FILE keeps it)\n");
 		}
 		json_decref(root);
+	}
+	runs_at_once = 0;
+	free(end_rm);
+	end_rm = NULL;
+	if (!ret && runs_signal) {
+		/* after the tables: the output is whole, and said so */
+		fprintf(stderr, "tracecost: interrupted after the runs had written their output"
+			" (it is complete)\n");
+		ret = TC_EXIT_INTERRUPTED;
 	}
 	remove_tmp(dir, (int)runs);
 	close(lock_fd);

@@ -813,6 +813,15 @@ static int kernel_measure(void *arg)
 	int ret;
 
 	tc_cli_catch_signals();
+	/*
+	 * Until the result file is written, a signal ends this process at once
+	 * (its supervisor cancels the module's run, removes the instance and
+	 * unloads what was loaded: all recorded before it was done): loading
+	 * the module, reading and parsing a run's results, removing an
+	 * instance (RCU grace periods), the statistics and the tables each
+	 * take up to seconds under TCG, and there is nothing to lose.
+	 */
+	tc_cli_signals_at_once(true);
 	load_module(k->t, k->ko);
 	measure_columns(k, &m);
 	measure_alloc(&k->o, &m);
@@ -828,6 +837,13 @@ static int kernel_measure(void *arg)
 	fflush(stdout);
 	ret = tc_cli_compare_json(root, k->o.json && strcmp(k->o.json, "-") ? k->o.json : "this run",
 				  tc_cli_format_name(k->o.format), k->o.unit_ticks);
+	/* the file whole or not at all (written to a temporary file, renamed) */
+	tc_cli_signals_at_once(false);
+	if (!ret && k->o.json && tc_cli_stop) {
+		json_decref(root);
+		measure_free(k, &m);
+		return tc_cli_interrupted();
+	}
 	if (!ret && k->o.json) {
 		ret = tc_result_write(root, k->o.json);
 		if (ret)

@@ -622,6 +622,8 @@ int suite_user_run(int argc, char **argv)
 			    "RLIMIT_MEMLOCK)", strerror(errno));
 	tc_cli_catch_signals();
 	tc_peers_setup(subjects, &nr_subjects);
+	if (tc_cli_stop)
+		goto interrupted;
 
 	maxcpu = o.cpus[o.nr_cpus - 1] + 1;
 	irq0 = calloc((size_t)maxcpu, sizeof(*irq0));

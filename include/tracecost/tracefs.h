@@ -221,7 +221,10 @@ int tc_tracefs_end(struct tc_tracefs *t);
  * them to the child; if the child has not exited 10 s after a forwarded
  * signal, it is killed. Then tc_tracefs_end() restores, with those
  * signals still caught (a second Ctrl-C cannot cut the restore short);
- * previous signal dispositions are put back before returning.
+ * previous signal dispositions are put back before returning, and a
+ * SIGINT, SIGTERM or SIGHUP that came while waiting or restoring is then
+ * delivered to them (the caller learns of a signal that came after the
+ * child's last check: with the default disposition, it ends the caller).
  *
  * Return: the result of tc_tracefs_end(), or -errno if fork() failed
  * (nothing ran, but tc_tracefs_end() was still called).

@@ -623,6 +623,21 @@ static int child_killed(void *arg)
 	return 0;
 }
 
+/* a signal to the supervisor after this child's last look at its own flag */
+static int child_signals_parent(void *arg)
+{
+	(void)arg;
+	kill(getppid(), SIGTERM);
+	return 0;
+}
+
+static volatile sig_atomic_t caller_got;
+
+static void caller_handler(int sig)
+{
+	caller_got = sig;
+}
+
 static void test_supervise(void **state)
 {
 	struct tc_tracefs *t = open_or_skip();
@@ -643,6 +658,24 @@ static void test_supervise(void **state)
 	assert_int_equal(status, 128 + SIGKILL);
 	assert_false(instance_exists(tc_tracefs_instance_name(t)));
 	assert_int_equal(access(path, F_OK), -1);
+	/*
+	 * the child ended well, but the supervisor was signalled meanwhile:
+	 * the signal reaches the caller's handler once tracing is restored
+	 * (it had been swallowed by the supervisor's own)
+	 */
+	{
+		struct sigaction sa = { .sa_handler = caller_handler }, old;
+
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGTERM, &sa, &old);
+		caller_got = 0;
+		assert_int_equal(tc_tracefs_begin(t), 0);
+		assert_int_equal(tc_tracefs_supervise(t, child_signals_parent, t, &status), 0);
+		assert_int_equal(status, 0);
+		assert_int_equal(caller_got, SIGTERM);
+		assert_int_equal(access(path, F_OK), -1);
+		sigaction(SIGTERM, &old, NULL);
+	}
 	tc_profile_release(&sup_prof);
 	tc_tracefs_close(t);
 }
