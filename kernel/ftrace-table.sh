@@ -77,6 +77,7 @@ done
 
 # the patched sites of a vmlinux: 8-byte entries between the __mcount_loc bounds
 sites() {
+	# shellcheck disable=SC2046 # two words, split on purpose
 	set -- $(nm "$1" 2>/dev/null | awk '$3 == "__start_mcount_loc" { s = $1 }
 		$3 == "__stop_mcount_loc" { e = $1 } END { print s, e }')
 	# the low 32 bits: sh arithmetic is signed 64-bit, the section is small

@@ -82,6 +82,7 @@ else
 fi
 
 sites() {
+	# shellcheck disable=SC2046 # two words, split on purpose
 	set -- $(nm "$1" 2>/dev/null | awk '$3 == "__start_mcount_loc" { s = $1 }
 		$3 == "__stop_mcount_loc" { e = $1 } END { print s, e }')
 	# the low 32 bits: sh arithmetic is signed 64-bit, the section is small
