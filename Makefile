@@ -138,7 +138,8 @@ RUN_ARGS	?= --runs 5 --repeat 2 --samples 1000000
 	check-kernel-debug check-noise-vm check-noise-vm-if-available check-vm \
 	check-vm-if-available seed-table check-seed-table check-vm-arm64 \
 	check-vm-arm64-if-available check-balance kernels-check site-cost check-patches check-signals \
-	pair-trace check-vm-signals
+	pair-trace check-vm-signals \
+	ftrace-table check-ftrace-table
 all: $(TRACECOST) $(UNIT_BINS) $(LIBTC_SO) $(if $(CROSS_COMPILE),,$(SITECHECK))
 
 $(O)/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h) Makefile
@@ -559,6 +560,20 @@ seed-table: deps-kernel
 	@$(MAKE) --no-print-directory kernels KERNELS="$(SEED_KERNELS)" KERNEL_CACHE="$(KERNEL_CACHE)" \
 		KERNEL="$(KERNEL)"
 	@SEED_KERNELS="$(SEED_KERNELS)" sh kernel/seed-table.sh $(O) $(KDIR)
+
+# The function-tracer question (seed 004; kernel/ftrace-table.sh, doc/
+# seed-table.md): stock against ftrace (stock + CONFIG_FUNCTION_TRACER,
+# DYNAMIC_FTRACE, idle) in instructions per operation of pipe, ctxsw and fs,
+# and the fentry sites each executes (the function profiler, --count fentry).
+FTRACE_KERNELS	:= stock ftrace
+ftrace-table: deps-kernel
+	@$(MAKE) --no-print-directory $(TRACECOST) $(O)/tracecost-static
+	@$(MAKE) --no-print-directory kernels KERNELS="$(FTRACE_KERNELS)" KERNEL_CACHE="$(KERNEL_CACHE)"
+	@sh kernel/ftrace-table.sh $(O) $(KERNEL_CACHE)
+
+# ftrace-table, then its assertions (tests/vm/ftrace-table.sh)
+check-ftrace-table: ftrace-table
+	@sh tests/vm/ftrace-table.sh $(O) $(KERNEL_CACHE)
 
 # Every kernel that make check and make check-seed-table build, one make
 # kernels each, in the order their stages need them: kernel/build.sh locks

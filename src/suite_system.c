@@ -24,6 +24,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <math.h>
 #include <sched.h>
@@ -58,6 +59,8 @@ struct sys_opts {
 	unsigned int repeat;
 	const char *json;
 	enum tc_table_format format;
+	bool count_fentry;		/* --count fentry */
+	uint64_t fentry_toggle;		/* its calibration (tc_wl_count_fentry()) */
 };
 
 /* One measured workload: its context and every run's results. */
@@ -89,7 +92,7 @@ struct sys_run {
 enum {
 	OPT_WORKLOADS = 256, OPT_PROFILES, OPT_PROFILE_FILE, OPT_CPUS, OPT_REPEAT, OPT_JSON,
 	OPT_FORMAT, OPT_CALLS, OPT_ROUND_TRIPS, OPT_RING_TRIPS, OPT_PROCS, OPT_SIZES,
-	OPT_FILES, OPT_DIR, OPT_GROUPS, OPT_FDS, OPT_LOOPS, OPT_IPC, OPT_TREE, OPT_HELP,
+	OPT_FILES, OPT_DIR, OPT_GROUPS, OPT_FDS, OPT_LOOPS, OPT_IPC, OPT_TREE, OPT_COUNT, OPT_HELP,
 };
 
 static const struct option long_opts[] = {
@@ -112,6 +115,7 @@ static const struct option long_opts[] = {
 	{ "loops", required_argument, NULL, OPT_LOOPS },
 	{ "ipc", required_argument, NULL, OPT_IPC },
 	{ "tree", required_argument, NULL, OPT_TREE },
+	{ "count", required_argument, NULL, OPT_COUNT },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -126,7 +130,7 @@ static void usage(void)
 	       "                     [--calls N] [--round-trips N] [--ring-trips N]\n"
 	       "                     [--procs LIST] [--sizes LIST] [--files N] [--dir PATH]\n"
 	       "                     [--groups N] [--fds N] [--loops N] [--ipc socket|pipe]\n"
-	       "                     [--tree PATH]\n\n"
+	       "                     [--tree PATH] [--count time|fentry]\n\n"
 	       "  --workloads LIST   workloads to run, in order (default: all):\n");
 	for (i = 0; tc_workloads[i]; i++)
 		printf("                       %-10s %s\n", tc_workloads[i]->name,
@@ -152,7 +156,10 @@ static void usage(void)
 	       "  --groups N --fds N --loops N\n"
 	       "                     hackbench -g/-f/-l (default 4, 2, 10000)\n"
 	       "  --ipc socket|pipe  hackbench transport (default socket)\n"
-	       "  --tree PATH        walk: the tree to traverse (default /usr/share)\n");
+	       "  --tree PATH        walk: the tree to traverse (default /usr/share)\n"
+	       "  --count fentry     figures count kernel function entries instead of ns\n"
+	       "                     (CONFIG_FUNCTION_PROFILER; root, one CPU, --profiles\n"
+	       "                     none): a figure of N ns is N entries (default: time)\n");
 }
 
 static void parse_workloads(struct sys_opts *o, const char *s)
@@ -307,6 +314,14 @@ static void parse(int argc, char **argv, struct sys_opts *o)
 		case OPT_TREE:
 			o->wl.tree = optarg;
 			break;
+		case OPT_COUNT:
+			if (!strcmp(optarg, "fentry"))
+				o->count_fentry = true;
+			else if (strcmp(optarg, "time"))
+				tc_cli_usage("--count: '%s' is not time or fentry", optarg);
+			else
+				o->count_fentry = false;
+			break;
 		case OPT_HELP:
 			usage();
 			exit(TC_EXIT_OK);
@@ -325,6 +340,11 @@ static void parse(int argc, char **argv, struct sys_opts *o)
 		o->nr_cpus = tc_cli_all_cpus(&o->cpus);
 	if (o->nr_cpus < 1)
 		tc_cli_fail("no online CPU is available to this process");
+	if (o->count_fentry && (!o->profiles || strcmp(o->profiles, "none")))
+		tc_cli_usage("--count fentry: only with --profiles none");
+	if (o->count_fentry && o->nr_cpus != 1)
+		tc_cli_usage("--count fentry: the workloads on one CPU (--cpus N), not %d",
+			     o->nr_cpus);
 	o->wl.cpus = o->cpus;
 	o->wl.nr_cpus = o->nr_cpus;
 	o->wl.stop = &tc_cli_stop;
@@ -515,6 +535,10 @@ static void print_header(const struct sys_run *d)
 		       tc_tracefs_instance_name(d->t), tc_tracefs_state_path(d->t));
 	else
 		printf("tracefs:      not used\n");
+	if (o->count_fentry)
+		printf("count:        kernel function entries (function profiler, trace_stat/"
+		       "function*), not time:\n              a figure of N ns is N entries; %" PRIu64
+		       " entries of each reading subtracted\n", o->fentry_toggle);
 	printf("runs:         %u per workload and profile, profiles interleaved round-robin; "
 	       "median, min, max,\n              95%% CI of the median from order statistics"
 	       "%s\n", o->repeat, o->repeat < 6 ? " (n/a: needs --repeat 6 or more)" : "");
@@ -1035,7 +1059,8 @@ static int write_json(const struct sys_run *d)
 			       "instance", tc_tracefs_instance_name(d->t),
 			       "state_file", tc_tracefs_state_path(d->t)) : json_null();
 	sys = json_pack("{s:i, s:s, s:s, s:s, s:o,"
-			" s:{s:I, s:I, s:I, s:o, s:o, s:I, s:s?, s:i, s:i, s:I, s:i, s:s, s:s},"
+			" s:{s:I, s:I, s:I, s:o, s:o, s:I, s:s?, s:i, s:i, s:I, s:i, s:s, s:s, s:s,"
+			" s:o},"
 			" s:o, s:o}",
 			"repeat", o->repeat, "order", "round-robin",
 			"interval", "order statistics of the median, coverage >= 95%",
@@ -1048,7 +1073,9 @@ static int write_json(const struct sys_run *d)
 			"sizes_kb", sizes, "files", (json_int_t)o->wl.files, "dir", o->wl.dir,
 			"groups", o->wl.groups, "fds", o->wl.fds, "loops", (json_int_t)o->wl.loops,
 			"datasize", o->wl.datasize, "ipc", o->wl.hb_pipe ? "pipe" : "socket",
-			"tree", o->wl.tree,
+			"tree", o->wl.tree, "count", o->count_fentry ? "fentry" : "time",
+			"fentry_toggle", o->count_fentry ?
+				json_integer((json_int_t)o->fentry_toggle) : json_null(),
 			"profiles", profiles_json(d), "workloads", wls);
 	if (!sys) {
 		json_decref(root);
@@ -1081,11 +1108,19 @@ static int measure(void *arg)
 			    d->prof[i < d->nr_prof ? i : 0].name,
 			    d->prof[i < d->nr_prof ? i : 0].reason);
 	}
+	if (d->o.count_fentry) {
+		char msg[400];
+
+		err = tc_wl_count_fentry(msg, sizeof(msg), &d->o.fentry_toggle);
+		if (err)
+			tc_cli_fail("%s", msg);
+	}
 	print_header(d);
 	fflush(stdout);
 	eta_start(d);
 	for (i = 0; i < d->o.nr_wls; i++)
 		measure_workload(d, d->o.wls[i], i);
+	tc_wl_count_fentry_end();
 	clock_gettime(CLOCK_REALTIME, &d->end);
 	if (d->o.json) {
 		err = write_json(d);

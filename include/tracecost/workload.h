@@ -216,8 +216,27 @@ struct tc_summary {
  */
 int tc_summary_compute(const double *v, int n, struct tc_summary *s);
 
-/** tc_wl_now_ns() - CLOCK_MONOTONIC in ns */
+/**
+ * tc_wl_now_ns() - CLOCK_MONOTONIC in ns, or after tc_wl_count_fentry()
+ * the function entries the kernel counted so far
+ */
 uint64_t tc_wl_now_ns(void);
+
+/**
+ * tc_wl_count_fentry() - make tc_wl_now_ns() count function entries
+ * @msg, @len: why not, on error
+ * @toggle:    output: the entries of one reading, subtracted from each interval
+ *
+ * From here on every figure a workload computes from tc_wl_now_ns() reads
+ * its "ns" as kernel function entries: the hits of the function profiler
+ * (CONFIG_FUNCTION_PROFILER, function_profile_enabled, trace_stat/function*),
+ * on every CPU - one process may read the clock at a time (one CPU). Needs
+ * root and tracefs mounted. tc_wl_count_fentry_end() stops the profiler.
+ *
+ * Return: 0, or -errno with @msg set.
+ */
+int tc_wl_count_fentry(char *msg, size_t len, uint64_t *toggle);
+void tc_wl_count_fentry_end(void);
 
 /** tc_wl_add_pid() - note a thread id of the current run (ignored when full) */
 void tc_wl_add_pid(struct tc_wl_ctx *ctx, pid_t pid);

@@ -84,6 +84,10 @@ expect_usage "--tree missing" $S --workloads walk --tree /nonexistent/tree
 expect_usage "--dir missing" $S --workloads fs --dir /nonexistent/dir
 expect_usage "--ipc carrier" $S --ipc carrier
 expect_usage "--loops 0" $S --loops 0
+expect_usage "--count bogus" $S --count bogus
+expect_usage "--count fentry with profiles" $S --count fentry --workloads getpid
+[ "$(nproc)" -ge 2 ] &&
+	expect_usage "--count fentry on two CPUs" $S --count fentry --profiles none --cpus 0,1
 expect_usage "--json in a missing directory" $S --json /nonexistent/dir/x.json
 expect_usage "stray argument" $S stray
 expect_usage "--profile-file missing" $S --profile-file /nonexistent/p
@@ -386,4 +390,16 @@ mounted >"$tmp/mnt1"
 cmp -s "$tmp/mnt0" "$tmp/mnt1" && ok "no tracefs or debugfs mount added or removed" ||
 	not_ok "mounts changed: $(diff "$tmp/mnt0" "$tmp/mnt1")"
 
+# --count fentry where the kernel has no function profiler: exit 1 naming it
+if [ $root -eq 1 ] && [ ! -e /sys/kernel/tracing/function_profile_enabled ] &&
+   [ ! -e /sys/kernel/debug/tracing/function_profile_enabled ]; then
+	"$TC" $S --count fentry --profiles none --cpus 0 --workloads getpid --calls 10 \
+		>"$tmp/stdout" 2>"$tmp/stderr"
+	rc=$?
+	if [ $rc -eq 1 ] && grep -q "CONFIG_FUNCTION_PROFILER" "$tmp/stderr" && [ ! -s "$tmp/stdout" ]; then
+		ok "--count fentry without a function profiler: exit 1: $(cat "$tmp/stderr")"
+	else
+		not_ok "--count fentry without a function profiler: rc=$rc: $(head -3 "$tmp/stderr")"
+	fi
+fi
 summary system skipped

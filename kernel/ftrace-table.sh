@@ -1,0 +1,103 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# make ftrace-table: the function-tracer question (seed 004, doc/seed-table.md)
+# from source. Boots the kernels stock (CONFIG_FUNCTION_TRACER not set) and
+# ftrace (CONFIG_FUNCTION_TRACER=y, CONFIG_DYNAMIC_FTRACE=y, nothing enabled),
+# both made by make kernels under KERNEL_CACHE, with the same path as make
+# seed-table: `tracecost vm --deterministic` (QEMU -icount: one tick per
+# guest instruction) running the system suite's lat_pipe, lat_ctx and lat_fs
+# equivalents (pipe, ctxsw, fs) and getpid, twice per kernel; then once more
+# on ftrace with --count fentry: the same workloads with the function
+# profiler on, each figure counting the kernel's function entries (the
+# fentry sites executed) instead of instructions. Prints per operation:
+# instructions on stock and on ftrace, their difference, the fentry sites
+# executed, and the patched sites of each vmlinux (__mcount_loc).
+# Results stay in BUILD_DIR/ftrace-table/ for tests/vm/ftrace-table.sh.
+# Usage: kernel/ftrace-table.sh BUILD_DIR KERNEL_CACHE
+set -eu
+O=$(readlink -f "$1")
+KC=$(readlink -f "$2")
+tc=$O/tracecost
+out=$O/ftrace-table
+die() { echo "ftrace-table: $*" >&2; exit 1; }
+[ -x "$tc" ] && [ -x "$O/tracecost-static" ] || die "build $tc and $O/tracecost-static first"
+command -v jq >/dev/null || die "jq is missing (apt-get install jq)"
+mkdir -p "$out"
+rm -f "$out"/*.json "$out"/*.txt "$out"/*.console "$out"/*.tsv
+
+KERNELS="stock ftrace"
+# Each figure is the mean over one timed loop, so the loops are long: the
+# periodic tick (HZ=250, one every 4 M instructions, some 20 k instructions
+# each) lands in every loop many times, not once in one kernel's loop and
+# not in the other's (with the seed table's counts, getpid read 11
+# instructions per call fewer on ftrace than on stock, from one tick).
+SSUITE="--profiles none --repeat 1 --workloads getpid,pipe,ctxsw,fs --calls 200000
+	--round-trips 20000 --ring-trips 10000 --procs 2 --files 10000 --sizes 0"
+
+for k in $KERNELS; do
+	[ -r "$KC/$k/arch/x86/boot/bzImage" ] ||
+		die "$KC/$k/arch/x86/boot/bzImage is missing (make kernels KERNELS=$k)"
+done
+
+vm() { # vm KERNEL TAG SUITE-ARGS...
+	k=$1 tag=$2
+	shift 2
+	t0=$(date +%s)
+	# shellcheck disable=SC2086
+	if ! "$tc" vm --kernel "$KC/$k/arch/x86/boot/bzImage" --build "$KC/$k" --deterministic \
+		--name "$k" --timeout 900 --json "$out/$k-$tag.json" \
+		--console "$out/$k-$tag.console" -- run "$@" >"$out/$k-$tag.txt"; then
+		die "$k ($tag) failed; console: $out/$k-$tag.console"
+	fi
+	echo "ftrace-table: $k $tag: $(($(date +%s) - t0)) s" >&2
+}
+
+for k in $KERNELS; do
+	# shellcheck disable=SC2086
+	vm "$k" 1 --suite system $SSUITE
+	# shellcheck disable=SC2086
+	vm "$k" 2 --suite system $SSUITE
+done
+# shellcheck disable=SC2086
+vm ftrace fentry --suite system $SSUITE --count fentry
+
+# per-op FILE: "metric<TAB>per operation" in instructions (or, with --count
+# fentry, function entries): a figure of N ns is N of them, so us * 1000 and
+# 1e9 / (files/s)
+per_op() {
+	jq -r '.system.workloads[].metrics[] | .name as $n | .unit as $u |
+		.cells[] | select(.profile == "none") | .summary.median as $v |
+		[$n, (if $u == "us" then $v * 1000 elif $u == "files/s" then 1e9 / $v
+		      else $v end)] | @tsv' "$1"
+}
+for f in stock-1 stock-2 ftrace-1 ftrace-2 ftrace-fentry; do
+	per_op "$out/$f.json" >"$out/$f.tsv"
+done
+
+# the patched sites of a vmlinux: 8-byte entries between the __mcount_loc bounds
+sites() {
+	# shellcheck disable=SC2046 # two words, split on purpose
+	set -- $(nm "$1" 2>/dev/null | awk '$3 == "__start_mcount_loc" { s = $1 }
+		$3 == "__stop_mcount_loc" { e = $1 } END { print s, e }')
+	# the low 32 bits: sh arithmetic is signed 64-bit, the section is small
+	if [ $# -eq 2 ]; then echo $(((0x${2#????????} - 0x${1#????????}) / 8)); else echo 0; fi
+}
+echo
+echo "== Function tracer built in and idle: per operation, QEMU -icount (x86-64, 1 CPU) =="
+echo "   instructions on stock and ftrace (boot 1; boot 2 must match), their difference,"
+echo "   and the fentry sites executed (function profiler hits, on ftrace, --count fentry)"
+echo
+printf '%-16s %12s %12s %10s %12s %10s\n' workload stock ftrace difference "fentry sites" "diff/site"
+paste "$out/stock-1.tsv" "$out/ftrace-1.tsv" "$out/ftrace-fentry.tsv" |
+	awk -F'\t' '{ d = $4 - $2; printf "%-16s %12.1f %12.1f %+10.1f %12.1f %10s\n", $1, $2, $4, d, $6,
+		($6 > 0 ? sprintf("%.2f", d / $6) : "-") }'
+echo
+printf 'lmbench equivalents: pipe = lat_pipe (a round trip), ctxsw 2 procs = lat_ctx -s 0 2\n'
+printf '(a switch, the pipe'"'"'s own cost subtracted), fs 0k create/delete = lat_fs 0k (a file).\n'
+echo
+echo "== vmlinux: text and patched fentry sites (__mcount_loc) =="
+for k in $KERNELS; do
+	printf '%-8s text %10s bytes, %6s fentry sites\n' "$k" \
+		"$(size -B "$KC/$k/vmlinux" | awk 'NR == 2 { print $1 }')" "$(sites "$KC/$k/vmlinux")"
+done
