@@ -31,6 +31,28 @@ CXX		:= $(CROSS_COMPILE)g++
 AR		:= $(CROSS_COMPILE)ar
 TRIPLET		:= $(patsubst %-,%,$(CROSS_COMPILE))
 PKG_CONFIG	:= PKG_CONFIG_LIBDIR=/usr/lib/$(TRIPLET)/pkgconfig:/usr/share/pkgconfig pkg-config
+# riscv64 is no Debian 12 architecture: the C library is the cross
+# compiler's (libc6-dev-riscv64-cross), the other libraries Debian 13's
+# riscv64 packages unpacked into a sysroot by scripts/deps.sh kernels-riscv
+# (with Debian 12's liburcu headers: Debian 13's refuse GCC < 13.3 on
+# RISC-V), searched before the compiler's own directories. SYSROOT=DIR names
+# another one.
+ifeq ($(TRIPLET),riscv64-linux-gnu)
+SYSROOT		?= /var/lib/tracecost/riscv64/sysroot
+endif
+ifneq ($(SYSROOT),)
+SYSROOT_FLAGS	:= -isystem $(SYSROOT)/usr/include/$(TRIPLET) -isystem $(SYSROOT)/usr/include \
+		   -L$(SYSROOT)/usr/lib/$(TRIPLET)
+CC		:= $(CC) $(SYSROOT_FLAGS)
+CXX		:= $(CXX) $(SYSROOT_FLAGS)
+PKG_CONFIG	:= PKG_CONFIG_LIBDIR=$(SYSROOT)/usr/lib/$(TRIPLET)/pkgconfig:$(SYSROOT)/usr/share/pkgconfig \
+		   PKG_CONFIG_SYSROOT_DIR=$(SYSROOT) pkg-config
+# Debian 13's libelf.a also reads zstd-compressed sections; what its
+# libraries call that Debian 12's C library and libelf.a lack:
+# scripts/riscv64-compat.c
+STATIC_EXTRA_OBJS := $(O)/scripts/riscv64-compat.o
+STATIC_EXTRA_LIBS := $(STATIC_EXTRA_OBJS) -lzstd
+endif
 export OBJDUMP	:= $(CROSS_COMPILE)objdump
 export NM	:= $(CROSS_COMPILE)nm
 export SIZE	:= $(CROSS_COMPILE)size
@@ -480,11 +502,12 @@ deps-check:
 	@sh scripts/check-plan.sh deps
 
 # A static tracecost for the QEMU initramfs (no shared libraries there).
-$(O)/tracecost-static: $(CLI_OBJS) $(SUBJECT_OBJS) $(PEER_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC)
+$(O)/tracecost-static: $(CLI_OBJS) $(SUBJECT_OBJS) $(PEER_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC) \
+		$(STATIC_EXTRA_OBJS)
 	$(quiet) LD $(@:$(O)/%=%)
 	$(Q)$(CC) -static -o $@ $(CLI_OBJS) $(SUBJECT_OBJS) $(PEER_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC) \
 		-lurcu-memb -lurcu-qsbr -lurcu-common -ljansson -ltracefs -ltraceevent -lelf -lz -lcapstone \
-		-ldl -lm -pthread
+		$(STATIC_EXTRA_LIBS) -ldl -lm -pthread
 
 # The kernel suite, booted under QEMU with Debian's kernel (tests/vm/run.sh).
 check-kernel: deps-kernel
@@ -508,7 +531,8 @@ kernels: deps-kernels
 
 deps-kernels:
 	@sh scripts/deps.sh kernels
-	@case "$(ARCH)" in arm64|aarch64) sh scripts/deps.sh kernels-arm64 ;; esac
+	@case "$(ARCH)" in arm64|aarch64) sh scripts/deps.sh kernels-arm64 ;; \
+		riscv|riscv64) sh scripts/deps.sh kernels-riscv ;; esac
 
 # The module on the debug kernel under provoked races (tests/vm/stress.sh);
 # RACES=N sets the number of rmmod races (default 200).
@@ -701,4 +725,4 @@ asm: $(SUBJECT_OBJS)
 	@for f in $(SUBJECT_OBJS); do $(CROSS_COMPILE)objdump -d --no-show-raw-insn $$f > $${f%.o}.asm; echo $${f%.o}.asm; done
 
 clean:
-	rm -rf build build-san build-tsan build-arm64 build-lfence
+	rm -rf build build-san build-tsan build-arm64 build-riscv64 build-riscv64-instret build-lfence

@@ -5,18 +5,21 @@
 #
 #   kernel/build.sh NAME...      build kernel/configs/NAME.config for each NAME
 #   ARCH=arm64 kernel/build.sh NAME...   the same for another architecture
+#   ARCH=riscv kernel/build.sh NAME...   (arm64 or riscv, the RV64 kernel)
 #
 # Each NAME is built from Debian's linux-source-6.1 (/usr/src/linux-source-6.1.tar.xz)
 # as ARCH's tinyconfig + kernel/configs/base.config + kernel/configs/arch/ARCH.config
 # + kernel/configs/NAME.config, with kbuild's O= into
 #
 #   $KERNEL_CACHE/NAME-HASH12/     .config, vmlinux, the boot image
-#                                  (arch/x86/boot/bzImage, arch/arm64/boot/Image),
+#                                  (arch/x86/boot/bzImage, arch/arm64/boot/Image,
+#                                  arch/riscv/boot/Image),
 #                                  Module.symvers, build.log
 #   $KERNEL_CACHE/NAME             symlink to it
 #
 # for ARCH x86_64 (the default), and into $KERNEL_CACHE/ARCH/ for the others
-# (arm64 with Debian's aarch64-linux-gnu- cross compiler), so that
+# (arm64 with Debian's aarch64-linux-gnu- cross compiler, riscv with its
+# riscv64-linux-gnu- one), so that
 # `make -C $KERNEL_CACHE/NAME M=/abs/kmod modules` builds a module against it
 # (add ARCH= and CROSS_COMPILE= for another architecture). HASH covers the
 # architecture, the linux-source package version, the compiler, base.config,
@@ -34,7 +37,7 @@
 # Every option a fragment sets must survive `make olddefconfig`, otherwise the
 # build fails naming the option (a typo or an unmet dependency).
 #
-# Environment: ARCH (x86_64 or arm64; default x86_64), KERNEL_CACHE (default
+# Environment: ARCH (x86_64, arm64 or riscv; default x86_64), KERNEL_CACHE (default
 # build/kernels), V=1 (show the kernel's commands), JOBS (default: nproc). The cache is locked with flock, so two
 # callers wait for each other instead of colliding.
 set -eu -o pipefail
@@ -54,7 +57,9 @@ x86_64|x86|amd64)
 	karch=x86_64 cross="" image=arch/x86/boot/bzImage sub="" ;;
 arm64|aarch64)
 	karch=arm64 cross=aarch64-linux-gnu- image=arch/arm64/boot/Image sub=/arm64 ;;
-*)	die "ARCH=$ARCH is not x86_64 or arm64" ;;
+riscv|riscv64)
+	karch=riscv cross=riscv64-linux-gnu- image=arch/riscv/boot/Image sub=/riscv ;;
+*)	die "ARCH=$ARCH is not x86_64, arm64 or riscv" ;;
 esac
 archfrag=$cfgdir/arch/$karch.config
 
