@@ -159,7 +159,7 @@ RUN_ARGS	?= --runs 5 --repeat 2 --samples 1000000
 	check-kernel deps-kernel check-kernel-if-available check-fuzz kernels deps-kernels \
 	check-kernel-debug check-noise-vm check-noise-vm-if-available check-vm \
 	check-vm-if-available seed-table check-seed-table check-vm-arm64 \
-	check-vm-arm64-if-available check-balance kernels-check site-cost check-patches check-signals
+	check-vm-arm64-if-available check-vm-riscv64 check-vm-riscv64-if-available check-balance kernels-check site-cost check-patches check-signals
 all: $(TRACECOST) $(UNIT_BINS) $(LIBTC_SO) $(if $(CROSS_COMPILE),,$(SITECHECK))
 
 $(O)/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h) Makefile
@@ -582,14 +582,17 @@ check-seed-table: seed-table
 # preempt disables and enables alternate in a -smp 2 guest's stream.
 # irqsoff is the TRACE_IRQFLAGS reference. ARCH=arm64: the arm64 kernels
 # (make check-balance ARCH=arm64 BALANCE_KERNELS=preemptirq) and the static
-# tracecost of the cross build in $(O)-arm64.
+# tracecost of the cross build in $(O)-arm64; ARCH=riscv the same with the
+# riscv kernels and $(O)-riscv64.
 BALANCE_KERNELS	?= preemptirq irqsoff
 check-balance: deps-kernel
 	@$(MAKE) --no-print-directory $(TRACECOST) $(O)/tracecost-static
 	@$(MAKE) --no-print-directory kernels KERNELS="$(BALANCE_KERNELS)" KERNEL_CACHE="$(KERNEL_CACHE)" \
 		ARCH="$(ARCH)"
 	@case "$(ARCH)" in arm64|aarch64) $(MAKE) --no-print-directory CROSS_COMPILE=aarch64-linux-gnu- \
-		O=$(O)-arm64 $(O)-arm64/tracecost-static ;; esac
+		O=$(O)-arm64 $(O)-arm64/tracecost-static ;; \
+		riscv|riscv64) $(MAKE) --no-print-directory CROSS_COMPILE=riscv64-linux-gnu- \
+		O=$(O)-riscv64 $(O)-riscv64/tracecost-static ;; esac
 	@ARCH="$(ARCH)" sh tests/vm/balance.sh $(O) $(KERNEL_CACHE) $(BALANCE_KERNELS)
 
 # Every patch of kernel/patches/ through the kernel's scripts/checkpatch.pl
@@ -648,6 +651,27 @@ check-vm-arm64-if-available:
 	@if sh scripts/deps.sh --check kernels-arm64; then \
 		$(MAKE) --no-print-directory check-vm-arm64; \
 	else echo "check-vm-arm64: skipped (run 'make deps-kernels ARCH=arm64' as root to install the cross compiler, qemu-system-arm and the arm64 busybox)"; fi
+
+# tracecost vm --arch riscv64 end to end (tests/vm/riscv64.sh): the riscv
+# stock kernel of make kernels ARCH=riscv, the module cross-built and loaded,
+# the kernel suite on two CPUs and twice deterministic (instret: exact
+# instruction counts), the user suite twice deterministic (a tracecost built
+# with -DTC_CLOCK_INSTRET in $(O)-riscv64-instret), the system suite. Not in
+# make check.
+check-vm-riscv64:
+	@sh scripts/deps.sh kernels-riscv
+	@$(MAKE) --no-print-directory kernels ARCH=riscv KERNELS=stock
+	@$(MAKE) --no-print-directory $(TRACECOST)
+	@$(MAKE) --no-print-directory CROSS_COMPILE=riscv64-linux-gnu- O=$(O)-riscv64 \
+		$(O)-riscv64/tracecost-static
+	@$(MAKE) --no-print-directory CROSS_COMPILE=riscv64-linux-gnu- O=$(O)-riscv64-instret \
+		EXTRA_CFLAGS=-DTC_CLOCK_INSTRET $(O)-riscv64-instret/tracecost-static
+	@sh tests/vm/riscv64.sh $(O) $(O)-riscv64 $(KERNEL_CACHE)/riscv/stock
+
+check-vm-riscv64-if-available:
+	@if sh scripts/deps.sh --check kernels-riscv; then \
+		$(MAKE) --no-print-directory check-vm-riscv64; \
+	else echo "check-vm-riscv64: skipped (run 'make deps-kernels ARCH=riscv' as root to install the cross compiler, qemu-system-misc and the riscv64 busybox and libraries)"; fi
 
 # libFuzzer (clang) on the result reader and the comparison behind it, for
 # FUZZ_SECONDS, from the seed corpus in tests/fuzz/; inputs that once
