@@ -31,6 +31,28 @@ CXX		:= $(CROSS_COMPILE)g++
 AR		:= $(CROSS_COMPILE)ar
 TRIPLET		:= $(patsubst %-,%,$(CROSS_COMPILE))
 PKG_CONFIG	:= PKG_CONFIG_LIBDIR=/usr/lib/$(TRIPLET)/pkgconfig:/usr/share/pkgconfig pkg-config
+# riscv64 is no Debian 12 architecture: the C library is the cross
+# compiler's (libc6-dev-riscv64-cross), the other libraries Debian 13's
+# riscv64 packages unpacked into a sysroot by scripts/deps.sh kernels-riscv
+# (with Debian 12's liburcu headers: Debian 13's refuse GCC < 13.3 on
+# RISC-V), searched before the compiler's own directories. SYSROOT=DIR names
+# another one.
+ifeq ($(TRIPLET),riscv64-linux-gnu)
+SYSROOT		?= /var/lib/tracecost/riscv64/sysroot
+endif
+ifneq ($(SYSROOT),)
+SYSROOT_FLAGS	:= -isystem $(SYSROOT)/usr/include/$(TRIPLET) -isystem $(SYSROOT)/usr/include \
+		   -L$(SYSROOT)/usr/lib/$(TRIPLET)
+CC		:= $(CC) $(SYSROOT_FLAGS)
+CXX		:= $(CXX) $(SYSROOT_FLAGS)
+PKG_CONFIG	:= PKG_CONFIG_LIBDIR=$(SYSROOT)/usr/lib/$(TRIPLET)/pkgconfig:$(SYSROOT)/usr/share/pkgconfig \
+		   PKG_CONFIG_SYSROOT_DIR=$(SYSROOT) pkg-config
+# Debian 13's libelf.a also reads zstd-compressed sections; what its
+# libraries call that Debian 12's C library and libelf.a lack:
+# scripts/riscv64-compat.c
+STATIC_EXTRA_OBJS := $(O)/scripts/riscv64-compat.o
+STATIC_EXTRA_LIBS := $(STATIC_EXTRA_OBJS) -lzstd
+endif
 export OBJDUMP	:= $(CROSS_COMPILE)objdump
 export NM	:= $(CROSS_COMPILE)nm
 export SIZE	:= $(CROSS_COMPILE)size
@@ -137,7 +159,8 @@ RUN_ARGS	?= --runs 5 --repeat 2 --samples 1000000
 	check-kernel deps-kernel check-kernel-if-available check-fuzz kernels deps-kernels \
 	check-kernel-debug check-noise-vm check-noise-vm-if-available check-vm \
 	check-vm-if-available seed-table check-seed-table check-vm-arm64 \
-	check-vm-arm64-if-available check-balance kernels-check site-cost check-patches check-signals \
+	check-vm-arm64-if-available check-vm-riscv64 check-vm-riscv64-if-available \
+	check-balance kernels-check site-cost check-patches check-signals \
 	pair-trace check-vm-signals \
 	ftrace-table check-ftrace-table
 all: $(TRACECOST) $(UNIT_BINS) $(LIBTC_SO) $(if $(CROSS_COMPILE),,$(SITECHECK))
@@ -490,11 +513,12 @@ deps-check:
 	@sh scripts/check-plan.sh deps
 
 # A static tracecost for the QEMU initramfs (no shared libraries there).
-$(O)/tracecost-static: $(CLI_OBJS) $(SUBJECT_OBJS) $(PEER_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC)
+$(O)/tracecost-static: $(CLI_OBJS) $(SUBJECT_OBJS) $(PEER_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC) \
+		$(STATIC_EXTRA_OBJS)
 	$(quiet) LD $(@:$(O)/%=%)
 	$(Q)$(CC) -static -o $@ $(CLI_OBJS) $(SUBJECT_OBJS) $(PEER_OBJS) $(SIZE_OBJ) $(LIBWL) $(LIBTC) \
 		-lurcu-memb -lurcu-qsbr -lurcu-common -ljansson -ltracefs -ltraceevent -lelf -lz -lcapstone \
-		-ldl -lm -pthread
+		$(STATIC_EXTRA_LIBS) -ldl -lm -pthread
 
 # The kernel suite, booted under QEMU with Debian's kernel (tests/vm/run.sh).
 check-kernel: deps-kernel
@@ -523,7 +547,8 @@ kernels: deps-kernels
 deps-kernels:
 	@sh scripts/deps.sh kernels
 	@case "$(KERNEL)" in 6.1) ;; *) sh scripts/deps.sh kernels-$(KERNEL) ;; esac
-	@case "$(ARCH)" in arm64|aarch64) sh scripts/deps.sh kernels-arm64 ;; esac
+	@case "$(ARCH)" in arm64|aarch64) sh scripts/deps.sh kernels-arm64 ;; \
+		riscv|riscv64) sh scripts/deps.sh kernels-riscv ;; esac
 
 # The module on the debug kernel under provoked races (tests/vm/stress.sh);
 # RACES=N sets the number of rmmod races (default 200).
@@ -618,14 +643,17 @@ pair-trace: deps-kernel
 # preempt disables and enables alternate in a -smp 2 guest's stream.
 # irqsoff is the TRACE_IRQFLAGS reference. ARCH=arm64: the arm64 kernels
 # (make check-balance ARCH=arm64 BALANCE_KERNELS=preemptirq) and the static
-# tracecost of the cross build in $(O)-arm64.
+# tracecost of the cross build in $(O)-arm64; ARCH=riscv the same with the
+# riscv kernels and $(O)-riscv64.
 BALANCE_KERNELS	?= preemptirq irqsoff
 check-balance: deps-kernel
 	@$(MAKE) --no-print-directory $(TRACECOST) $(O)/tracecost-static
 	@$(MAKE) --no-print-directory kernels KERNELS="$(BALANCE_KERNELS)" KERNEL_CACHE="$(KERNEL_CACHE)" \
 		ARCH="$(ARCH)" KERNEL="$(KERNEL)"
 	@case "$(ARCH)" in arm64|aarch64) $(MAKE) --no-print-directory CROSS_COMPILE=aarch64-linux-gnu- \
-		O=$(O)-arm64 $(O)-arm64/tracecost-static ;; esac
+		O=$(O)-arm64 $(O)-arm64/tracecost-static ;; \
+		riscv|riscv64) $(MAKE) --no-print-directory CROSS_COMPILE=riscv64-linux-gnu- \
+		O=$(O)-riscv64 $(O)-riscv64/tracecost-static ;; esac
 	@ARCH="$(ARCH)" sh tests/vm/balance.sh $(O) $(KDIR) $(BALANCE_KERNELS)
 
 # Every patch of kernel/patches/ through the kernel's scripts/checkpatch.pl
@@ -686,6 +714,27 @@ check-vm-arm64-if-available:
 	@if sh scripts/deps.sh --check kernels-arm64; then \
 		$(MAKE) --no-print-directory check-vm-arm64; \
 	else echo "check-vm-arm64: skipped (run 'make deps-kernels ARCH=arm64' as root to install the cross compiler, qemu-system-arm and the arm64 busybox)"; fi
+
+# tracecost vm --arch riscv64 end to end (tests/vm/riscv64.sh): the riscv
+# stock kernel of make kernels ARCH=riscv, the module cross-built and loaded,
+# the kernel suite on two CPUs and twice deterministic (instret: exact
+# instruction counts), the user suite twice deterministic (a tracecost built
+# with -DTC_CLOCK_INSTRET in $(O)-riscv64-instret), the system suite. Not in
+# make check.
+check-vm-riscv64:
+	@sh scripts/deps.sh kernels-riscv
+	@$(MAKE) --no-print-directory kernels ARCH=riscv KERNELS=stock
+	@$(MAKE) --no-print-directory $(TRACECOST)
+	@$(MAKE) --no-print-directory CROSS_COMPILE=riscv64-linux-gnu- O=$(O)-riscv64 \
+		$(O)-riscv64/tracecost-static
+	@$(MAKE) --no-print-directory CROSS_COMPILE=riscv64-linux-gnu- O=$(O)-riscv64-instret \
+		EXTRA_CFLAGS=-DTC_CLOCK_INSTRET $(O)-riscv64-instret/tracecost-static
+	@sh tests/vm/riscv64.sh $(O) $(O)-riscv64 $(KERNEL_CACHE)/riscv/stock
+
+check-vm-riscv64-if-available:
+	@if sh scripts/deps.sh --check kernels-riscv; then \
+		$(MAKE) --no-print-directory check-vm-riscv64; \
+	else echo "check-vm-riscv64: skipped (run 'make deps-kernels ARCH=riscv' as root to install the cross compiler, qemu-system-misc and the riscv64 busybox and libraries)"; fi
 
 # libFuzzer (clang) on the result reader and the comparison behind it, for
 # FUZZ_SECONDS, from the seed corpus in tests/fuzz/; inputs that once
@@ -763,4 +812,4 @@ asm: $(SUBJECT_OBJS)
 	@for f in $(SUBJECT_OBJS); do $(CROSS_COMPILE)objdump -d --no-show-raw-insn $$f > $${f%.o}.asm; echo $${f%.o}.asm; done
 
 clean:
-	rm -rf build build-san build-tsan build-arm64 build-lfence
+	rm -rf build build-san build-tsan build-arm64 build-riscv64 build-riscv64-instret build-lfence

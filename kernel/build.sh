@@ -5,6 +5,7 @@
 #
 #   kernel/build.sh NAME...      build kernel/configs/NAME.config for each NAME
 #   ARCH=arm64 kernel/build.sh NAME...   the same for another architecture
+#                                        (arm64 or riscv, the RV64 kernel)
 #   KERNEL=6.12 kernel/build.sh NAME...  the same on another kernel base
 #
 # KERNEL picks the base: 6.1 (the default) is Debian's linux-source-6.1
@@ -16,14 +17,16 @@
 # kernel/configs/NAME.config, with kbuild's O= into
 #
 #   $KERNEL_CACHE/NAME-HASH12/     .config, vmlinux, the boot image
-#                                  (arch/x86/boot/bzImage, arch/arm64/boot/Image),
+#                                  (arch/x86/boot/bzImage, arch/arm64/boot/Image,
+#                                  arch/riscv/boot/Image),
 #                                  Module.symvers, build.log
 #   $KERNEL_CACHE/NAME             symlink to it
 #
 # for ARCH x86_64 (the default) and KERNEL 6.1, into $KERNEL_CACHE/ARCH/ for
 # the other architectures (arm64 with Debian's aarch64-linux-gnu- cross
-# compiler), and into $KERNEL_CACHE/KERNEL/ (and $KERNEL_CACHE/KERNEL/ARCH/)
-# for another base, so that 6.1 and 6.12 kernels never share a name; then
+# compiler, riscv with its riscv64-linux-gnu- one), and into
+# $KERNEL_CACHE/KERNEL/ (and $KERNEL_CACHE/KERNEL/ARCH/) for another base,
+# so that 6.1 and 6.12 kernels never share a name; then
 # `make -C DIR/NAME M=/abs/kmod modules` builds a module against it (add
 # ARCH= and CROSS_COMPILE= for another architecture). HASH covers the
 # architecture, the linux-source package version, the compiler, base.config,
@@ -45,9 +48,9 @@
 # Every option a fragment sets must survive `make olddefconfig`, otherwise the
 # build fails naming the option (a typo or an unmet dependency).
 #
-# Environment: ARCH (x86_64 or arm64; default x86_64), KERNEL (6.1 or 6.12;
-# default 6.1), KERNEL_CACHE (default build/kernels), V=1 (show the kernel's
-# commands), JOBS (default: nproc). The cache is locked with flock, so two
+# Environment: ARCH (x86_64, arm64 or riscv; default x86_64), KERNEL (6.1 or
+# 6.12; default 6.1), KERNEL_CACHE (default build/kernels), V=1 (show the
+# kernel's commands), JOBS (default: nproc). The cache is locked with flock, so two
 # callers wait for each other instead of colliding.
 set -eu -o pipefail
 
@@ -71,7 +74,9 @@ x86_64|x86|amd64)
 	karch=x86_64 cross="" image=arch/x86/boot/bzImage sub="" ;;
 arm64|aarch64)
 	karch=arm64 cross=aarch64-linux-gnu- image=arch/arm64/boot/Image sub=/arm64 ;;
-*)	die "ARCH=$ARCH is not x86_64 or arm64" ;;
+riscv|riscv64)
+	karch=riscv cross=riscv64-linux-gnu- image=arch/riscv/boot/Image sub=/riscv ;;
+*)	die "ARCH=$ARCH is not x86_64, arm64 or riscv" ;;
 esac
 archfrag=$cfgdir/arch/$karch.config
 # the base's own fragment (none for 6.1) and its directory in the cache

@@ -96,7 +96,8 @@ int tc_clock_calibrate(struct tc_clock_info *info, unsigned int ms)
 		}
 	}
 
-#if defined(__x86_64__) || defined(__aarch64__)
+#if defined(__x86_64__) || defined(__aarch64__) || \
+	(defined(__riscv) && __riscv_xlen == 64 && defined(TC_CLOCK_INSTRET))
 	for (i = 0; i < ROUNDS; i++) {
 		struct timespec req = {
 			.tv_sec = ms / ROUNDS / 1000,
@@ -141,8 +142,13 @@ int tc_clock_calibrate(struct tc_clock_info *info, unsigned int ms)
 			 "measured against CLOCK_MONOTONIC_RAW, median of %d x %u ms; "
 			 "cntfrq_el0 reads 0", ROUNDS, ms / ROUNDS);
 	}
+#elif defined(__riscv) && __riscv_xlen == 64 && defined(TC_CLOCK_INSTRET)
+	info->name = "instret (rdinstret)";
+	info->constant_rate = 1;
 #else
 	(void)cmp_double;
+	(void)freq;
+	(void)mono_raw_ns;
 	info->name = "CLOCK_MONOTONIC_RAW (ns)";
 	info->freq_hz = 1e9;
 	info->constant_rate = 1;

@@ -30,12 +30,18 @@
  * module is cross-built (ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-), the
  * static tracecost comes from the cross build tree beside this binary's
  * (build-arm64/ for build/) and busybox from busybox-static:arm64 unpacked
- * by scripts/deps.sh kernels-arm64. --deterministic on arm64 passes
+ * by scripts/deps.sh kernels-arm64. riscv64 (qemu-system-riscv64 -M virt with
+ * QEMU's OpenSBI, ttyS0 console, hvc0 data port as on arm64) is the same
+ * with riscv64-linux-gnu-, build-riscv64/ and /var/lib/tracecost/riscv64/
+ * busybox (scripts/deps.sh kernels-riscv). --deterministic on arm64 passes
  * tccounter=pmccntr: the guest's init loads the module with counter=pmccntr,
  * the PMU cycle counter, which counts instructions under -icount shift=0
  * (kernel/module/tracecost_main.c), where CNTVCT_EL0 counts one per 16, and packs
  * the static tracecost built with -DTC_CLOCK_PMCCNTR (build-arm64-pmc/),
- * whose sampler reads the same counter (include/tracecost/clock.h).
+ * whose sampler reads the same counter (include/tracecost/clock.h). On
+ * riscv64 it passes tccounter=instret (the instret CSR, which QEMU 7.2
+ * advances one per instruction under -icount shift=0; the module lets user
+ * mode read it) and packs build-riscv64-instret/ (-DTC_CLOCK_INSTRET).
  *
  * --deterministic boots one CPU with -icount shift=0,align=off,sleep=off
  * and a fixed RTC: the guest's TSC and clocks advance by one tick (1 ns)
@@ -79,7 +85,8 @@
  * the data file's path;
  * @image_magic/@image_off is the boot image's signature (x86: the boot
  * protocol's "HdrS" at 0x202; arm64: "ARM\x64" at 0x38, the Image header of
- * Documentation/arm64/booting.rst).
+ * Documentation/arm64/booting.rst; riscv: "RSC\x05" at 0x38,
+ * Documentation/riscv/boot-image-header.rst).
  */
 struct vm_arch {
 	const char *name;
@@ -94,6 +101,8 @@ struct vm_arch {
 	const char *static_dir;		/* the cross build's tree: "<build>" + this */
 	const char *det_static_dir;	/* the same for --deterministic */
 	const char *det_static_make;	/* the make line that builds it */
+	const char *static_make;	/* the make line of static_dir's tracecost-static */
+	const char *deps;		/* what installs busybox and QEMU */
 	const char *busybox;
 	const char *det_append;		/* kernel parameters of --deterministic */
 	const char *image_desc;
@@ -108,17 +117,27 @@ static const char *const arm64_machine[] = { "-M", "virt", "-cpu", "cortex-a57",
 static const char *const arm64_data[] = { "-device", "virtio-serial-device", "-chardev",
 					  "@file,id=tcdata,path=", "-device",
 					  "virtconsole,chardev=tcdata", NULL };
+/* -bios default: the OpenSBI firmware QEMU ships, which boots -kernel in S-mode */
+static const char *const riscv64_machine[] = { "-M", "virt", "-bios", "default", NULL };
 
 static const struct vm_arch vm_arches[] = {
 	{ "x86_64", "qemu-system-x86_64", "qemu-system-x86", x86_machine, "ttyS0", "/dev/ttyS1",
-	  x86_data, NULL, NULL, "", "", "", "/bin/busybox", "", "an x86 bzImage (no boot header)", "HdrS",
-	  0x202, EM_X86_64 },
+	  x86_data, NULL, NULL, "", "", "", "build/tracecost-static", "apt-get install busybox-static",
+	  "/bin/busybox", "", "an x86 bzImage (no boot header)", "HdrS", 0x202, EM_X86_64 },
 	{ "arm64", "qemu-system-aarch64", "qemu-system-arm", arm64_machine, "ttyAMA0",
 	  "/dev/hvc0", arm64_data, "arm64", "aarch64-linux-gnu-", "-arm64", "-arm64-pmc",
 	  "CROSS_COMPILE=aarch64-linux-gnu- O=build-arm64-pmc EXTRA_CFLAGS=-DTC_CLOCK_PMCCNTR "
 	  "build-arm64-pmc/tracecost-static",
-	  "/var/lib/tracecost/arm64/busybox", " tccounter=pmccntr", "an arm64 Image (no ARM\\x64 header)", "ARM\x64",
+	  "CROSS_COMPILE=aarch64-linux-gnu- O=build-arm64 build-arm64/tracecost-static",
+	  "make deps-kernels ARCH=arm64", "/var/lib/tracecost/arm64/busybox", " tccounter=pmccntr", "an arm64 Image (no ARM\\x64 header)", "ARM\x64",
 	  0x38, EM_AARCH64 },
+	{ "riscv64", "qemu-system-riscv64", "qemu-system-misc", riscv64_machine, "ttyS0",
+	  "/dev/hvc0", arm64_data, "riscv", "riscv64-linux-gnu-", "-riscv64", "-riscv64-instret",
+	  "CROSS_COMPILE=riscv64-linux-gnu- O=build-riscv64-instret EXTRA_CFLAGS=-DTC_CLOCK_INSTRET "
+	  "build-riscv64-instret/tracecost-static",
+	  "CROSS_COMPILE=riscv64-linux-gnu- O=build-riscv64 build-riscv64/tracecost-static",
+	  "make deps-kernels ARCH=riscv", "/var/lib/tracecost/riscv64/busybox", " tccounter=instret",
+	  "a riscv Image (no RSC\\x05 header)", "RSC\x05", 0x38, EM_RISCV },
 };
 
 enum vm_accel { ACCEL_AUTO, ACCEL_TCG, ACCEL_TCG_SINGLE, ACCEL_KVM };
@@ -175,7 +194,7 @@ static const struct option long_opts[] = {
 
 static void usage(void)
 {
-	printf("usage: tracecost vm [--arch x86_64|arm64] --kernel IMAGE\n"
+	printf("usage: tracecost vm [--arch x86_64|arm64|riscv64] --kernel IMAGE\n"
 	       "                    (--build KBUILD_DIR | --module KO)\n"
 	       "                    [--smp N | --deterministic] [--append ARGS] [--name NAME]\n"
 	       "                    [--memory MB] [--timeout S] [--accel auto|tcg|tcg-single|kvm]\n"
@@ -189,10 +208,11 @@ static void usage(void)
 	       "bring its result file back. With --initrd, boot that initramfs as it is\n"
 	       "and keep what its /init writes to the data port (device in $tcdata).\n"
 	       "Every boot fails on a timeout or a splat in the console log.\n\n"
-	       "  --arch A           x86_64 (default; qemu-system-x86_64) or arm64\n"
-	       "                     (qemu-system-aarch64 -M virt, TCG)\n"
-	       "  --kernel IMAGE     the kernel image (arch/x86/boot/bzImage or\n"
-	       "                     arch/arm64/boot/Image of a build)\n"
+	       "  --arch A           x86_64 (default; qemu-system-x86_64), arm64\n"
+	       "                     (qemu-system-aarch64 -M virt, TCG) or riscv64\n"
+	       "                     (qemu-system-riscv64 -M virt, TCG)\n"
+	       "  --kernel IMAGE     the kernel image (arch/x86/boot/bzImage,\n"
+	       "                     arch/arm64/boot/Image or arch/riscv/boot/Image)\n"
 	       "  --build DIR        kbuild tree (O= directory or linux-headers) to build\n"
 	       "                     tracecost.ko against; its name labels the results\n"
 	       "  --module KO        take this tracecost.ko instead of building one\n"
@@ -215,10 +235,12 @@ static void usage(void)
 	       "                     outside tracecost.ko is booted again, one TCG thread\n"
 	       "  --gdb PORT         QEMU's gdbstub on 127.0.0.1:PORT (-gdb), for a debugger\n"
 	       "                     or kernel/pair-trace.sh; the guest does not wait for it\n"
-	       "Needs QEMU (qemu-system-x86 or qemu-system-arm), a static busybox\n"
-	       "(busybox-static; arm64: make deps-kernels ARCH=arm64) and tracecost-static\n"
-	       "beside this binary (make build/tracecost-static; arm64: make\n"
-	       "CROSS_COMPILE=aarch64-linux-gnu- O=build-arm64 build-arm64/tracecost-static).\n");
+	       "Needs QEMU (qemu-system-x86, qemu-system-arm or qemu-system-misc), a static\n"
+	       "busybox (busybox-static; arm64: make deps-kernels ARCH=arm64; riscv64:\n"
+	       "make deps-kernels ARCH=riscv) and tracecost-static beside this binary\n"
+	       "(make build/tracecost-static; arm64: make CROSS_COMPILE=aarch64-linux-gnu-\n"
+	       "O=build-arm64 build-arm64/tracecost-static; riscv64: the same with\n"
+	       "riscv64-linux-gnu- and build-riscv64).\n");
 }
 
 /* ---- the private directory, removed on every exit path ------------------ */
@@ -628,6 +650,8 @@ static const struct vm_arch *host_arch(void)
 	return &vm_arches[0];
 #elif defined(__aarch64__)
 	return &vm_arches[1];
+#elif defined(__riscv) && __riscv_xlen == 64
+	return &vm_arches[2];
 #else
 	return NULL;
 #endif
@@ -722,8 +746,10 @@ static void parse(int argc, char **argv, struct vm_opts *o)
 				i = 1;
 			else if (!strcmp(optarg, "x86-64") || !strcmp(optarg, "amd64"))
 				i = 0;
+			else if (!strcmp(optarg, "riscv"))
+				i = 2;
 			if (i == sizeof(vm_arches) / sizeof(vm_arches[0]))
-				tc_cli_usage("--arch: '%s' is not x86_64 or arm64", optarg);
+				tc_cli_usage("--arch: '%s' is not x86_64, arm64 or riscv64", optarg);
 			o->arch = &vm_arches[i];
 			break;
 		}
@@ -1185,8 +1211,7 @@ static void find_host_files(const struct vm_opts *o, struct vm_host *h)
 	if (access(h->busybox, X_OK) || has_pt_interp(h->busybox) ||
 	    elf_machine(h->busybox) != arch->elf_machine)
 		tc_cli_fail("%s is missing or not a static %s busybox (%s)", h->busybox,
-			    arch->name, foreign(arch) ? "make deps-kernels ARCH=arm64"
-			    : "apt-get install busybox-static");
+			    arch->name, arch->deps);
 	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (len <= 0)
 		tc_cli_fail("cannot find this binary: %s", strerror(errno));
@@ -1196,11 +1221,8 @@ static void find_host_files(const struct vm_opts *o, struct vm_host *h)
 	      det_static ? arch->det_static_dir : foreign(arch) ? arch->static_dir : "");
 	pathf(h->top, sizeof(h->top), "%s/..", exe);	/* exe is its directory now */
 	if (access(h->stat_bin, R_OK))
-		tc_cli_fail("%s is missing (make %s%s)", h->stat_bin,
-			    det_static ? arch->det_static_make :
-			    foreign(arch) ? "CROSS_COMPILE=aarch64-linux-gnu- O=build-arm64 " : "",
-			    det_static ? "" : foreign(arch) ? "build-arm64/tracecost-static" :
-			    "build/tracecost-static");
+		tc_cli_fail("%s is missing (make %s)", h->stat_bin,
+			    det_static ? arch->det_static_make : arch->static_make);
 	if (elf_machine(h->stat_bin) != arch->elf_machine)
 		tc_cli_fail("%s is not an %s binary", h->stat_bin, arch->name);
 	pathf(h->init, sizeof(h->init), "%s/kernel/vm/init.sh", h->top);

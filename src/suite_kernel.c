@@ -673,6 +673,8 @@ static void measure_clock(struct kmeasure *m)
 	snprintf(m->ci.source, sizeof(m->ci.source), "%s",
 		 !strncmp(name, "tsc", 3) ? "the kernel's calibration (tsc_khz)" :
 		 !strncmp(name, "pmccntr", 7) ? "the module's counter_khz (QEMU's 1 GHz PMU clock)" :
+		 !strncmp(name, "instret", 7) ? "the module's counter_khz (QEMU -icount: 1 GHz)" :
+		 !strncmp(name, "time", 4) ? "the module's counter_khz (riscv_timebase)" :
 		 "the module's counter_khz (cntfrq_el0 on arm64)");
 }
 

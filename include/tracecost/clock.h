@@ -21,7 +21,18 @@
  * per instruction under -icount shift=0; EL0 may read it only once
  * PMUSERENR_EL0.EN is set (tracecost.ko counter=pmccntr does, at load).
  *
- * Elsewhere: clock_gettime(CLOCK_MONOTONIC_RAW) in ns (1 tick = 1 ns).
+ * riscv64 built with -DTC_CLOCK_INSTRET (the guest's tracecost of tracecost
+ * vm --arch riscv64 --deterministic): "rdinstret", the instructions-retired
+ * counter, which QEMU 7.2 reads as its instruction count under -icount
+ * (target/riscv/csr.c, get_ticks()): one tick per instruction at shift=0.
+ * RISC-V has no instruction that orders a counter read against earlier
+ * instructions (FENCE orders memory accesses only); QEMU TCG executes in
+ * order, which is where this counter is meant to be read. User mode may
+ * read it only once scounteren.IR is set (tracecost.ko counter=instret
+ * does, at load).
+ *
+ * Elsewhere (riscv64 without TC_CLOCK_INSTRET too):
+ * clock_gettime(CLOCK_MONOTONIC_RAW) in ns (1 tick = 1 ns).
  */
 #ifndef TRACECOST_CLOCK_H
 #define TRACECOST_CLOCK_H
@@ -56,6 +67,11 @@ static tc_always_inline uint64_t tc_clock_read(void)
 	uint64_t v;
 
 	__asm__ __volatile__("isb\n\tmrs %0, cntvct_el0" : "=r"(v) :: "memory");
+	return v;
+#elif defined(__riscv) && __riscv_xlen == 64 && defined(TC_CLOCK_INSTRET)
+	uint64_t v;
+
+	__asm__ __volatile__("rdinstret %0" : "=r"(v) :: "memory");
 	return v;
 #else
 	struct timespec ts;
@@ -115,6 +131,11 @@ static tc_always_inline uint64_t tc_clock_read_fast(void)
 	uint64_t v;
 
 	__asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+	return v;
+#elif defined(__riscv) && __riscv_xlen == 64 && defined(TC_CLOCK_INSTRET)
+	uint64_t v;
+
+	__asm__ __volatile__("rdinstret %0" : "=r"(v));
 	return v;
 #else
 	return tc_clock_read();

@@ -70,6 +70,11 @@
 #ifdef CONFIG_ARM64
 #include <asm/arch_timer.h>
 #endif
+#ifdef CONFIG_RISCV
+#include <asm/csr.h>
+#include <asm/delay.h>
+#include <asm/timex.h>
+#endif
 
 #include <tracecost/hist.h>
 #include <tracecost/kmod.h>
@@ -141,8 +146,9 @@ static DEFINE_PER_CPU(unsigned long, tc_offlines);	/* times the CPU went offline
  * RDTSCP, so the read is not executed before earlier instructions), on arm64
  * the kernel's __arch_counter_get_cntvct() (ISB; MRS CNTVCT_EL0, or the
  * self-synchronised CNTVCTSS_EL0 on ECV CPUs, then a dependent load that
- * orders later loads after the read), else the ns clock. The timed region
- * of x86-64 and arm64 does not use it: see TC_T0 below.
+ * orders later loads after the read), on riscv the kernel's get_cycles() (the
+ * time CSR, at riscv_timebase), else the ns clock. The timed region of
+ * x86-64, arm64 and riscv does not use it: see TC_T0 below.
  */
 static __always_inline u64 tc_read(void)
 {
@@ -150,6 +156,8 @@ static __always_inline u64 tc_read(void)
 	return rdtsc_ordered();
 #elif defined(CONFIG_ARM64)
 	return __arch_counter_get_cntvct();
+#elif defined(CONFIG_RISCV)
+	return get_cycles();
 #else
 	return ktime_get_ns();
 #endif
@@ -162,6 +170,11 @@ static __always_inline u64 tc_read(void)
  * (target/arm's ARM_CPU_FREQ), so one tick per instruction under -icount
  * shift=0, where CNTVCT_EL0 (62.5 MHz) ticks once per 16 instructions.
  * tracecost vm --deterministic --arch arm64 loads the module with it.
+ * On riscv 0 is the time CSR (riscv_timebase, 10 MHz on QEMU's virt) and 1
+ * the instret CSR (counter=instret), which QEMU 7.2 reads as its
+ * instruction count under -icount (target/riscv/csr.c, get_ticks()): one
+ * tick per instruction at shift=0. The loops of counter 1 are the *_pmc
+ * ones on both architectures.
  */
 #if defined(CONFIG_ARM64)
 #define TC_NR_COUNTERS	2
@@ -169,6 +182,12 @@ static char *counter = "cntvct";
 module_param(counter, charp, 0444);
 MODULE_PARM_DESC(counter, "arm64: the timed region's counter, cntvct (default) or pmccntr "
 		 "(the PMU cycle counter, enabled at load; QEMU -icount: one tick per instruction)");
+#elif defined(CONFIG_RISCV)
+#define TC_NR_COUNTERS	2
+static char *counter = "time";
+module_param(counter, charp, 0444);
+MODULE_PARM_DESC(counter, "riscv: the timed region's counter, time (default) or instret "
+		 "(user mode may read it too from load on; QEMU -icount: one tick per instruction)");
 #else
 #define TC_NR_COUNTERS	1
 #endif
@@ -187,6 +206,10 @@ static u64 tc_counter_khz(void)
 	 * misses a devicetree "clock-frequency" override of the driver.
 	 */
 	return arch_timer_get_cntfrq() / 1000;
+#elif defined(CONFIG_RISCV)
+	if (tc_ctr)
+		return 1000000;	/* QEMU -icount shift=0: one instruction per ns */
+	return riscv_timebase / 1000;
 #else
 	return 1000000;
 #endif
@@ -198,6 +221,8 @@ static const char *tc_counter_name(void)
 	return "tsc (rdtsc_ordered)";
 #elif defined(CONFIG_ARM64)
 	return tc_ctr ? "pmccntr_el0 (isb; mrs)" : "cntvct_el0 (isb; mrs)";
+#elif defined(CONFIG_RISCV)
+	return tc_ctr ? "instret (rdinstret)" : "time (rdtime)";
 #else
 	return "ktime_get_ns";
 #endif
@@ -234,6 +259,31 @@ static __always_inline void tc_do_work(unsigned int *state)
 		     "csel	%w0, %w2, %w0, ne\n\t"
 		     "str	%w0, %3"
 		     : "=&r"(v), "=&r"(k), "=&r"(t), "+m"(*state) : : "cc");
+}
+#elif defined(CONFIG_RISCV)
+/*
+ * The same as one asm block, without a branch: RV64GC has no conditional
+ * select, and GCC turns the C version's select into a branch, whose
+ * instruction count depends on the data. 14 instructions wherever
+ * do_work runs (li of a 32-bit constant: lui and addi(w)).
+ */
+static __always_inline void tc_do_work(unsigned int *state)
+{
+	unsigned int v, k, t;
+
+	asm volatile("lw	%0, %3\n\t"
+		     "li	%1, 1664525\n\t"
+		     "li	%2, 1013904223\n\t"
+		     "mulw	%0, %0, %1\n\t"
+		     "addw	%0, %0, %2\n\t"
+		     "srliw	%1, %0, 22\n\t"
+		     "andi	%1, %1, 1\n\t"
+		     "neg	%1, %1\n\t"
+		     "li	%2, 0x5bd1e995\n\t"
+		     "and	%2, %2, %1\n\t"
+		     "xor	%0, %0, %2\n\t"
+		     "sw	%0, %3"
+		     : "=&r"(v), "=&r"(k), "=&r"(t), "+m"(*state));
 }
 #else
 static __always_inline void tc_do_work(unsigned int *state)
@@ -322,6 +372,27 @@ static __always_inline void tc_do_work(unsigned int *state)
 #define TC_T1_PMC(slot)								\
 	asm volatile("isb; mrs x9, pmccntr_el0; ldr x10, %0; sub x9, x9, x10;"	\
 		     "str x9, %0" : "+m"(slot) : : "x9", "x10", "memory")
+#elif defined(CONFIG_RISCV)
+/*
+ * The timed region on riscv, built the same way, in the fixed scratch
+ * registers t0 and t1: the region holds t0's store, the pair (and do_work
+ * when set) and t1's read; the empty samples hold the same store, so O
+ * takes it out (ref16: 16 NOPs more). RISC-V has no instruction that keeps
+ * a counter read after earlier instructions (FENCE orders memory accesses),
+ * so nothing orders the reads but program order, as in the kernel's
+ * get_cycles(); QEMU TCG executes in order.
+ */
+#define TC_T0(slot)								\
+	asm volatile("rdtime t0; sd t0, %0" : "=m"(slot) : : "t0", "memory")
+#define TC_T1(slot)								\
+	asm volatile("rdtime t0; ld t1, %0; sub t0, t0, t1; sd t0, %0"		\
+		     : "+m"(slot) : : "t0", "t1", "memory")
+/* the same with instret: the *_pmc loops */
+#define TC_T0_PMC(slot)								\
+	asm volatile("rdinstret t0; sd t0, %0" : "=m"(slot) : : "t0", "memory")
+#define TC_T1_PMC(slot)								\
+	asm volatile("rdinstret t0; ld t1, %0; sub t0, t0, t1; sd t0, %0"	\
+		     : "+m"(slot) : : "t0", "t1", "memory")
 #else
 #define TC_T0(slot)	do { (slot) = tc_read(); barrier(); } while (0)
 #define TC_T1(slot)	do { barrier(); (slot) = tc_read() - (slot); } while (0)
@@ -1111,7 +1182,7 @@ static const struct file_operations results_fops = {
 	.release = results_release,
 };
 
-#if TC_NR_COUNTERS == 2
+#if defined(CONFIG_ARM64)
 /*
  * counter=pmccntr: the PMU cycle counter on, on every CPU (Arm ARM D13:
  * PMCR_EL0.E enables the counters, .LC makes PMCCNTR_EL0 overflow at 64
@@ -1168,6 +1239,55 @@ static int tc_cpu_online(unsigned int cpu)
 {
 	if (tc_ctr)
 		tc_pmu_enable(NULL);
+	return 0;
+}
+#elif defined(CONFIG_RISCV)
+/*
+ * counter=instret: user mode may read instret too (scounteren.IR, bit 2,
+ * on every CPU: the privileged spec's counter-enable register, which Linux
+ * 6.1 without a perf driver leaves as it found it), so that the sampler of
+ * the guest's tracecost reads the same counter. Supervisor mode reads it
+ * under the firmware's mcounteren (OpenSBI enables cycle, time and
+ * instret). Each CPU's previous value is restored at unload.
+ */
+#define TC_SCOUNTEREN_IR	BIT(2)
+static DEFINE_PER_CPU(unsigned long, tc_scounteren);
+
+static void tc_instret_user(void *unused)
+{
+	this_cpu_write(tc_scounteren, csr_read(CSR_SCOUNTEREN));
+	csr_set(CSR_SCOUNTEREN, TC_SCOUNTEREN_IR);
+}
+
+static void tc_instret_restore(void *unused)
+{
+	csr_write(CSR_SCOUNTEREN, this_cpu_read(tc_scounteren));
+}
+
+/* counter= at load: 0 when valid, -EINVAL otherwise */
+static int tc_counter_setup(void)
+{
+	if (!strcmp(counter, "time"))
+		return 0;
+	if (strcmp(counter, "instret")) {
+		pr_err("tracecost: counter=%s is not time or instret\n", counter);
+		return -EINVAL;
+	}
+	tc_ctr = 1;
+	on_each_cpu(tc_instret_user, NULL, 1);
+	return 0;
+}
+
+static void tc_counter_teardown(void)
+{
+	if (tc_ctr)
+		on_each_cpu(tc_instret_restore, NULL, 1);
+}
+
+static int tc_cpu_online(unsigned int cpu)
+{
+	if (tc_ctr)
+		tc_instret_user(NULL);
 	return 0;
 }
 #else

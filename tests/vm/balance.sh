@@ -9,10 +9,12 @@
 # preempt_disable/preempt_enable (at least 100 of each in every record).
 # Part of make check-seed-table (preemptirq: our series; irqsoff: the
 # TRACE_IRQFLAGS and preemptoff-tracer hooks, the reference).
-# Usage: [ARCH=arm64] tests/vm/balance.sh BUILD_DIR KERNEL_CACHE NAME...
+# Usage: [ARCH=arm64|riscv] tests/vm/balance.sh BUILD_DIR KERNEL_CACHE NAME...
 #   (BUILD_DIR/tracecost-static and KERNEL_CACHE/NAME must exist; with
 #   ARCH=arm64, BUILD_DIR-arm64/tracecost-static, KERNEL_CACHE/arm64/NAME
-#   and Debian's arm64 busybox, make deps-kernels ARCH=arm64)
+#   and Debian's arm64 busybox, make deps-kernels ARCH=arm64; ARCH=riscv the
+#   same with BUILD_DIR-riscv64, KERNEL_CACHE/riscv and make deps-kernels
+#   ARCH=riscv)
 set -u
 O=$(readlink -f "$1")
 kc=$(readlink -f "$2")
@@ -29,7 +31,11 @@ arm64|aarch64)
 	static=$O-arm64/tracecost-static kdir=$kc/arm64 image=arch/arm64/boot/Image
 	export VM_ARCH=arm64 VM_BUSYBOX=/var/lib/tracecost/arm64/busybox
 	[ -x "$VM_BUSYBOX" ] || die "$VM_BUSYBOX is missing (make deps-kernels ARCH=arm64)" ;;
-*) die "ARCH=$ARCH is not x86_64 or arm64" ;;
+riscv|riscv64)
+	static=$O-riscv64/tracecost-static kdir=$kc/riscv image=arch/riscv/boot/Image
+	export VM_ARCH=riscv64 VM_BUSYBOX=/var/lib/tracecost/riscv64/busybox
+	[ -x "$VM_BUSYBOX" ] || die "$VM_BUSYBOX is missing (make deps-kernels ARCH=riscv)" ;;
+*) die "ARCH=$ARCH is not x86_64, arm64 or riscv" ;;
 esac
 [ -x "$static" ] || die "$static is missing (make $static)"
 
