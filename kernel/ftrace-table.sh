@@ -35,23 +35,11 @@ KERNELS="stock ftrace"
 SSUITE="--profiles none --repeat 1 --workloads getpid,pipe,ctxsw,fs --calls 200000
 	--round-trips 20000 --ring-trips 10000 --procs 2 --files 10000 --sizes 0"
 
-for k in $KERNELS; do
-	[ -r "$KC/$k/arch/x86/boot/bzImage" ] ||
-		die "$KC/$k/arch/x86/boot/bzImage is missing (make kernels KERNELS=$k)"
-done
-
-vm() { # vm KERNEL TAG SUITE-ARGS...
-	k=$1 tag=$2
-	shift 2
-	t0=$(date +%s)
-	# shellcheck disable=SC2086
-	if ! "$tc" vm --kernel "$KC/$k/arch/x86/boot/bzImage" --build "$KC/$k" --deterministic \
-		--name "$k" --timeout 900 --json "$out/$k-$tag.json" \
-		--console "$out/$k-$tag.console" -- run "$@" >"$out/$k-$tag.txt"; then
-		die "$k ($tag) failed; console: $out/$k-$tag.console"
-	fi
-	echo "ftrace-table: $k $tag: $(($(date +%s) - t0)) s" >&2
-}
+table=ftrace-table
+# shellcheck source=kernel/vm/boot-lib.sh
+. "$(dirname "$0")/vm/boot-lib.sh"
+# shellcheck disable=SC2086
+kernels_present $KERNELS
 
 for k in $KERNELS; do
 	# shellcheck disable=SC2086

@@ -47,23 +47,11 @@ SSUITE="--profiles none --repeat 1 --workloads getpid,pipe,ctxsw,fs,hackbench --
 	--round-trips 200 --ring-trips 50 --procs 2 --files 20 --sizes 0 --groups 1 --fds 2
 	--loops 20 --ipc pipe"
 
-for k in $KERNELS; do
-	kd=$KC/$k
-	[ -r "$kd/arch/x86/boot/bzImage" ] || die "$kd/arch/x86/boot/bzImage is missing (make kernels KERNELS=$k)"
-done
-
-vm() { # vm KERNEL TAG SUITE-ARGS...
-	k=$1 tag=$2
-	shift 2
-	t0=$(date +%s)
-	# shellcheck disable=SC2086
-	if ! "$tc" vm --kernel "$KC/$k/arch/x86/boot/bzImage" --build "$KC/$k" --deterministic \
-		--name "$k" --timeout 900 --json "$out/$k-$tag.json" \
-		--console "$out/$k-$tag.console" -- run "$@" >"$out/$k-$tag.txt"; then
-		die "$k ($tag) failed; console: $out/$k-$tag.console"
-	fi
-	echo "seed-table: $k $tag: $(($(date +%s) - t0)) s" >&2
-}
+table=seed-table
+# shellcheck source=kernel/vm/boot-lib.sh
+. "$(dirname "$0")/vm/boot-lib.sh"
+# shellcheck disable=SC2086
+kernels_present $KERNELS
 
 for k in $KERNELS; do
 	case $k in
