@@ -109,7 +109,7 @@ rc=$?
 wait $other
 check "kernel build progress: steps done of the last build's count, then the end" \
 	'[ $rc -eq 0 ] && grep -Eq "^kernels: debug: compiling, [1-8] of about 100 kbuild steps, [0-9]+m[0-9]{2}s, last: CC kernel/f[1-8].o$" kb.txt &&
-	 tail -1 kb.txt | grep -qx "kernels: debug built"'
+	 tail -1 kb.txt | grep -qx "kernels: debug built" || { sed "s/^/# /" kb.txt; false; }'
 check "kernel build progress: another user's build in the cache is not reported as ours" \
 	'! grep -q "other" kb.txt'
 sh "$top/scripts/kbuild-progress.sh" kc sh -c "exit 7" >/dev/null 2>&1
