@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Progress of the kernel builds of `make kernels` (kernel/build.sh keeps
-# kbuild's output in CACHE/NAME-HASH/build.log): run COMMAND and, every
+# kbuild's output in CACHE/NAME-HASH/build.log, CACHE/ARCH/NAME-HASH/build.log
+# for another architecture): run COMMAND and, every
 # PROGRESS seconds (default 60) while a build log grows, print one line
 #   kernels: debug: compiling, 1234 of about 1650 kbuild steps, 6m00s, last: CC fs/open.o
 # (the "about" figure is the step count of the last finished build of the
@@ -35,7 +36,7 @@ steps() { grep -cE '^  [A-Z][A-Z0-9_]* +[^ ]' "$1" 2>/dev/null || true; }
 # .tracecost-expect when it starts one), the one written last: a build that
 # another user of a shared cache runs meanwhile is not ours to report
 newest_log() {
-	for e in $(find "$cache" -mindepth 2 -maxdepth 2 -name .tracecost-expect -newer "$stamp" \
+	for e in $(find "$cache" -mindepth 2 -maxdepth 3 -name .tracecost-expect -newer "$stamp" \
 		   2>/dev/null); do
 		[ -f "${e%/*}/build.log" ] && echo "${e%/*}/build.log"
 	done | xargs -r ls -t 2>/dev/null | head -1
@@ -59,11 +60,13 @@ fmt_time() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
 		last_size=$size
 		t=$(($(date +%s) - $(stat -c %Y "$(dirname "$log")/.tracecost-expect")))
 		dir=$(basename "$(dirname "$log")")
+		# CACHE/NAME-HASH, or CACHE/ARCH/NAME-HASH for another architecture
+		in=$(dirname "$(dirname "$log")")
 		name=${dir%-*}
 		n=$(steps "$log")
 		of=""
-		for d in "$cache/$name"-*; do
-			[ "$d" != "$cache/$dir" ] && [ -f "$d/.tracecost-built" ] || continue
+		for d in "$in/$name"-*; do
+			[ "$d" != "$in/$dir" ] && [ -f "$d/.tracecost-built" ] || continue
 			tot=$(steps "$d/build.log")
 			[ "$n" -lt "$tot" ] && of=" of about $tot"
 			break

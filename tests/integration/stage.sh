@@ -112,6 +112,17 @@ check "kernel build progress: steps done of the last build's count, then the end
 	 tail -1 kb.txt | grep -qx "kernels: debug built" || { sed "s/^/# /" kb.txt; false; }'
 check "kernel build progress: another user's build in the cache is not reported as ours" \
 	'! grep -q "other" kb.txt'
+# another architecture's build: CACHE/ARCH/NAME-HASH, counted against its own
+# last build there
+mkdir -p kc/arm64/stock-old
+: >kc/arm64/stock-old/.tracecost-built
+for i in $(seq 50); do printf '  CC      g%d.o\n' "$i"; done >kc/arm64/stock-old/build.log
+sed 's|/debug-abc|/arm64/stock-abc|; s|debug built|arm64 stock built|; s|1 2 3 4 5 6 7 8|1 2 3 4|' \
+	build.sh >build-arm64.sh
+PROGRESS=2 sh "$top/scripts/kbuild-progress.sh" kc sh build-arm64.sh kc >kb64.txt 2>&1
+check "kernel build progress: another architecture's build, counted against its own last build" \
+	'grep -Eq "^kernels: stock: compiling, [1-4] of about 50 kbuild steps, " kb64.txt ||
+	 { sed "s/^/# /" kb64.txt; false; }'
 sh "$top/scripts/kbuild-progress.sh" kc sh -c "exit 7" >/dev/null 2>&1
 check "kernel build progress: the build's exit status" '[ $? -eq 7 ]'
 
