@@ -161,7 +161,7 @@ RUN_ARGS	?= --runs 5 --repeat 2 --samples 1000000
 	check-vm-if-available seed-table check-seed-table check-vm-arm64 \
 	check-vm-arm64-if-available check-vm-riscv64 check-vm-riscv64-if-available \
 	check-balance kernels-check site-cost check-patches check-signals \
-	pair-trace check-vm-signals \
+	pair-trace check-vm-signals build-test \
 	ftrace-table check-ftrace-table
 all: $(TRACECOST) $(UNIT_BINS) $(LIBTC_SO) $(if $(CROSS_COMPILE),,$(SITECHECK))
 
@@ -548,7 +548,8 @@ deps-kernels:
 	@sh scripts/deps.sh kernels
 	@case "$(KERNEL)" in 6.1) ;; *) sh scripts/deps.sh kernels-$(KERNEL) ;; esac
 	@case "$(ARCH)" in arm64|aarch64) sh scripts/deps.sh kernels-arm64 ;; \
-		riscv|riscv64) sh scripts/deps.sh kernels-riscv ;; esac
+		riscv|riscv64) sh scripts/deps.sh kernels-riscv ;; \
+		arm|armhf) sh scripts/deps.sh kernels-arm ;; mips) sh scripts/deps.sh kernels-mips ;; esac
 
 # The module on the debug kernel under provoked races (tests/vm/stress.sh);
 # RACES=N sets the number of rmmod races (default 200).
@@ -661,6 +662,16 @@ check-balance: deps-kernel
 # 0 errors, 0 warnings (kernel/checkpatch.sh).
 check-patches:
 	@KERNEL_CACHE="$(KERNEL_CACHE)" sh kernel/checkpatch.sh
+
+# Does the series build on five architectures and both bases, with W=1 and
+# with JUMP_LABEL=n (kernel/build-test.sh; one whole kernel per row, about
+# 10-40 min each here): BUILD_TEST="KERNEL:ARCH:NAME ..." picks the rows.
+# Not in CI (a kernel build per row).
+build-test:
+	@sh scripts/deps.sh kernels-6.12 && sh scripts/deps.sh kernels-arm && \
+		sh scripts/deps.sh kernels-mips && sh scripts/deps.sh kernels-arm64 && \
+		sh scripts/deps.sh kernels-riscv
+	@KERNEL_CACHE="$(KERNEL_CACHE)" sh kernel/build-test.sh $(BUILD_TEST)
 
 # Per-site cost of the preempt/irq toggles and the whole-vmlinux growth they
 # add up to (kernel/site-cost.sh; doc/seed-table.md): stock and preemptirq.

@@ -5,26 +5,31 @@
 #
 #   kernel/build.sh NAME...      build kernel/configs/NAME.config for each NAME
 #   ARCH=arm64 kernel/build.sh NAME...   the same for another architecture
-#                                        (arm64 or riscv, the RV64 kernel)
+#                                        (arm64; riscv, the RV64 kernel; arm,
+#                                        ARMv7; mips, MIPS32r2 SMP: the last
+#                                        two are built, not booted)
 #   KERNEL=6.12 kernel/build.sh NAME...  the same on another kernel base
 #
 # KERNEL picks the base: 6.1 (the default) is Debian's linux-source-6.1
 # (/usr/src/linux-source-6.1.tar.xz), 6.12 Debian's linux-source-6.12
 # (/usr/src/linux-source-6.12.tar.xz, bookworm-security). Each NAME is built
 # as ARCH's tinyconfig + kernel/configs/base.config +
-# kernel/configs/arch/ARCH.config + kernel/configs/version/KERNEL.config (if
-# there is one: the lines that must differ on that base; none for 6.1) +
+# kernel/configs/arch/ARCH.config + kernel/configs/version/KERNEL.config and
+# kernel/configs/version/KERNEL-ARCH.config (if there are: the lines that must
+# differ on that base, for every architecture or for one; none for 6.1) +
 # kernel/configs/NAME.config, with kbuild's O= into
 #
 #   $KERNEL_CACHE/NAME-HASH12/     .config, vmlinux, the boot image
 #                                  (arch/x86/boot/bzImage, arch/arm64/boot/Image,
-#                                  arch/riscv/boot/Image),
+#                                  arch/riscv/boot/Image, arch/arm/boot/zImage,
+#                                  vmlinux for mips),
 #                                  Module.symvers, build.log
 #   $KERNEL_CACHE/NAME             symlink to it
 #
 # for ARCH x86_64 (the default) and KERNEL 6.1, into $KERNEL_CACHE/ARCH/ for
 # the other architectures (arm64 with Debian's aarch64-linux-gnu- cross
-# compiler, riscv with its riscv64-linux-gnu- one), and into
+# compiler, riscv with its riscv64-linux-gnu- one, arm with
+# arm-linux-gnueabihf-, mips with mips-linux-gnu-), and into
 # $KERNEL_CACHE/KERNEL/ (and $KERNEL_CACHE/KERNEL/ARCH/) for another base,
 # so that 6.1 and 6.12 kernels never share a name; then
 # `make -C DIR/NAME M=/abs/kmod modules` builds a module against it (add
@@ -48,9 +53,10 @@
 # Every option a fragment sets must survive `make olddefconfig`, otherwise the
 # build fails naming the option (a typo or an unmet dependency).
 #
-# Environment: ARCH (x86_64, arm64 or riscv; default x86_64), KERNEL (6.1 or
+# Environment: ARCH (x86_64, arm64, riscv, arm or mips; default x86_64), KERNEL (6.1 or
 # 6.12; default 6.1), KERNEL_CACHE (default build/kernels), V=1 (show the
-# kernel's commands), JOBS (default: nproc). The cache is locked with flock, so two
+# kernel's commands), W (kbuild's extra warnings, W=1; a build of its own),
+# JOBS (default: nproc). The cache is locked with flock, so two
 # callers wait for each other instead of colliding.
 set -eu -o pipefail
 
@@ -65,6 +71,13 @@ tarball=${LINUX_SOURCE_TARBALL:-/usr/src/linux-source-$kernel.tar.xz}
 cache=${KERNEL_CACHE:-$top/build/kernels}
 jobs=${JOBS:-$(nproc)}
 verbose=${V:-0}
+# kbuild's extra warnings (W=1, W=12...): part of the hash, so such a build
+# has its own directory and its build.log keeps the warnings
+extra_warn=${W:-}
+case "$extra_warn" in
+""|[123]|[123][123]|123) ;;
+*)	echo "kernels: W=$extra_warn is not kbuild's W (1, 2, 3 or a combination)" >&2; exit 2 ;;
+esac
 
 die() { echo "kernels: $*" >&2; exit 1; }
 
@@ -76,12 +89,18 @@ arm64|aarch64)
 	karch=arm64 cross=aarch64-linux-gnu- image=arch/arm64/boot/Image sub=/arm64 ;;
 riscv|riscv64)
 	karch=riscv cross=riscv64-linux-gnu- image=arch/riscv/boot/Image sub=/riscv ;;
-*)	die "ARCH=$ARCH is not x86_64, arm64 or riscv" ;;
+arm|armhf)
+	karch=arm cross=arm-linux-gnueabihf- image=arch/arm/boot/zImage sub=/arm ;;
+mips)
+	karch=mips cross=mips-linux-gnu- image=vmlinux sub=/mips ;;
+*)	die "ARCH=$ARCH is not x86_64, arm64, riscv, arm or mips" ;;
 esac
 archfrag=$cfgdir/arch/$karch.config
 # the base's own fragment (none for 6.1) and its directory in the cache
 verfrag=""
 [ -r "$cfgdir/version/$kernel.config" ] && verfrag=$cfgdir/version/$kernel.config
+[ -r "$cfgdir/version/$kernel-$karch.config" ] &&
+	verfrag="$verfrag $cfgdir/version/$kernel-$karch.config"
 kdir=""
 [ "$kernel" = 6.1 ] || kdir=/$kernel
 
@@ -209,6 +228,7 @@ for name in "$@"; do
 	[ -n "$pd" ] && plist=$(patch_list "$pd")
 	# shellcheck disable=SC2086
 	hash=$( (echo "arch $karch"; echo "linux-source $srcver"; echo "$ccver"; \
+		[ -z "$extra_warn" ] || echo "W=$extra_warn"; \
 		cat "$cfgdir/base.config" "$archfrag" $verfrag "$frag" $plist "$top/kernel/build.sh") |
 		sha256sum | cut -c1-12)
 	mkdir -p "$cache$kdir$sub"
@@ -224,10 +244,10 @@ for name in "$@"; do
 	want=$out/.tracecost-expect
 	# shellcheck disable=SC2086
 	expect "$cfgdir/base.config" "$archfrag" $verfrag "$frag" >"$want" || die "$name: bad config fragment"
-	kmake() { make -C "$src" O="$out" ARCH=$karch CROSS_COMPILE=$cross V="$verbose" "$@"; }
+	kmake() { make -C "$src" O="$out" ARCH=$karch CROSS_COMPILE=$cross V="$verbose" W="$extra_warn" "$@"; }
 	(
 		set -e
-		echo "== $karch $kernel tinyconfig + base.config + arch/$karch.config${verfrag:+ + version/$kernel.config} + $name.config ($src)"
+		echo "== $karch $kernel tinyconfig + base.config + arch/$karch.config$(for f in $verfrag; do printf ' + version/%s' "${f##*/}"; done) + $name.config${extra_warn:+ W=$extra_warn} ($src)"
 		kmake tinyconfig
 		# apply the fragments: drop every symbol they set, then append their values
 		awk '{ print $1 }' "$want" >"$out/.tracecost-syms"

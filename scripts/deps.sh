@@ -21,6 +21,9 @@
 #                      with QEMU's OpenSBI), and in /var/lib/tracecost/riscv64/ Debian
 #                      13's busybox-static:riscv64 and the riscv64 libraries of the static
 #                      tracecost (riscv64 is no Debian 12 architecture; see riscv_root below)
+#   deps.sh kernels-arm, kernels-mips  also the cross compiler of the ARMv7 or the
+#                      MIPS32 kernels (make kernels ARCH=arm|mips: built, not booted):
+#                      gcc-arm-linux-gnueabihf, gcc-mips-linux-gnu
 #   deps.sh aarch64    also the AArch64 cross build and its emulator (make check-aarch64):
 #                      gcc-aarch64-linux-gnu, the arm64 multiarch libraries, and
 #                      qemu-user >= 8.1 (bookworm-backports on Debian 12: 7.2 does not
@@ -44,6 +47,8 @@ KERNEL_PKGS="linux-headers-amd64 qemu-system-x86 busybox-static cpio gzip gdb"
 KERNELS_PKGS="linux-source-6.1 flex bison bc libssl-dev libelf-dev xz-utils patch"
 KERNELS_ARM64_PKGS="qemu-system-arm"
 KERNELS_RISCV_PKGS="gcc-riscv64-linux-gnu libc6-dev-riscv64-cross qemu-system-misc"
+KERNELS_ARM_PKGS="gcc-arm-linux-gnueabihf"
+KERNELS_MIPS_PKGS="gcc-mips-linux-gnu"
 RISCV_ROOT=/var/lib/tracecost/riscv64
 # the Debian 13 (trixie) riscv64 packages unpacked there: busybox, and the
 # libraries of the static tracecost (their headers and static archives)
@@ -74,6 +79,10 @@ elif [ "${1:-}" = "kernels-arm64" ]; then
 elif [ "${1:-}" = "kernels-riscv" ]; then
 	PKGS="$PKGS $KERNELS_PKGS $KERNELS_RISCV_PKGS"
 	group=kernels-riscv
+elif [ "${1:-}" = "kernels-arm" ]; then
+	PKGS="$PKGS $KERNELS_PKGS $KERNELS_ARM_PKGS"
+elif [ "${1:-}" = "kernels-mips" ]; then
+	PKGS="$PKGS $KERNELS_PKGS $KERNELS_MIPS_PKGS"
 elif [ "${1:-}" = "aarch64" ]; then
 	PKGS="$PKGS $AARCH64_PKGS"
 	group=aarch64
