@@ -58,6 +58,11 @@ while [ $n -lt "$boots" ]; do
 	elif [ $rc -eq 0 ] && tr -d '\r' <"$vm/$3.data" | grep -q "^TEST toggles ok $toggles "; then
 		clean=$((clean + 1))
 		echo "boot $n: $toggles toggles, clean"
+	elif [ ! -s "$vm/$3.err" ]; then
+		# QEMU exited on the guest's reset (-no-reboot) with no splat in
+		# the console: a triple fault, say
+		other=$((other + 1))
+		echo "boot $n: the guest reset without a splat after $done toggles"
 	else
 		other=$((other + 1))
 		echo "boot $n: failed otherwise after $done toggles: $(head -1 "$vm/$3.err")"
