@@ -50,7 +50,7 @@ esac
 # QEMU 8.1's deba78709ae8, "accel/tcg: Always lock pages before
 # translation"), in none of 11 with one TCG thread; the irqsoff kernel,
 # without the series' code, dies the same way when the function tracer is
-# switched (doc/seed-table.md, "A stale int3 under multi-threaded
+# switched, with QEMU 10.0.2 too (doc/seed-table.md, "A stale int3 under multi-threaded
 # TCG"). A QEMU bug, so one thread whatever the QEMU version.
 export VM_ACCEL=${VM_ACCEL:-tcg-single}
 vm_initrd "$vm/initrd.gz" "$top/tests/vm/guest-balance.sh" - "$static"

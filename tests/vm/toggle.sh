@@ -15,6 +15,8 @@
 # TCG"), not a test: VM_ACCEL=tcg (the default here) is QEMU's
 # multi-threaded TCG, where the patched preemptirq kernel dies within a
 # few toggles; VM_ACCEL=tcg-single is one TCG thread for both vCPUs.
+# TOGGLE=ftrace switches the function tracer (current_tracer function/nop)
+# instead of the events: the same batches on a kernel without the series.
 # The qemu-system-x86_64 first in PATH is the one booted. Run it under
 # nice; it is in no make target and not in CI.
 # Usage: tests/vm/toggle.sh BUILD_DIR KERNEL_CACHE NAME [BOOTS [TOGGLES]]
@@ -26,7 +28,11 @@ if [ $# -lt 3 ] || [ $# -gt 5 ]; then
 	echo "usage: tests/vm/toggle.sh BUILD_DIR KERNEL_CACHE NAME [BOOTS [TOGGLES]]" >&2
 	exit 2
 fi
-boots=${4:-10} toggles=${5:-40}
+boots=${4:-10} toggles=${5:-40} what=${TOGGLE:-events}
+case "$what" in
+events|ftrace) ;;
+*) echo "toggle: TOGGLE is events or ftrace, not '$what'" >&2; exit 2 ;;
+esac
 case "$boots$toggles" in
 *[!0-9]*) echo "toggle: BOOTS and TOGGLES are numbers, not '$boots' '$toggles'" >&2; exit 2 ;;
 esac
@@ -40,14 +46,14 @@ command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is not in PA
 accel=${VM_ACCEL:-tcg}
 mkdir -p "$vm"
 vm_initrd "$vm/initrd.gz" "$top/tests/vm/guest-toggle.sh" - "$O/tracecost-static"
-echo "toggle: $3, $(qemu-system-x86_64 --version | head -1), --accel $accel, $boots boots of $toggles toggles"
+echo "toggle: $3, $(qemu-system-x86_64 --version | head -1), --accel $accel, $boots boots of $toggles toggles of $what"
 n=0 died=0 clean=0 other=0
 while [ $n -lt "$boots" ]; do
 	n=$((n + 1))
 	con=$vm/$3.$n.console
 	"$O/tracecost" vm --arch x86_64 --accel "$accel" --memory 1024 --timeout 900 \
 		--kernel "$kernel" --initrd "$vm/initrd.gz" --console "$con" --data "$vm/$3.data" \
-		--append "softlockup_panic=0 tctoggles=$toggles" --smp 2 2>"$vm/$3.err"
+		--append "softlockup_panic=0 tctoggles=$toggles tctoggle=$what" --smp 2 2>"$vm/$3.err"
 	rc=$?
 	done=$(tr -d '\r' <"$vm/$3.data" 2>/dev/null | grep -c '^toggled')
 	int3=$(grep -m1 -o 'int3: [0-9a-f]* \[#1\]' "$con")
