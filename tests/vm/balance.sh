@@ -39,15 +39,19 @@ riscv|riscv64)
 esac
 [ -x "$static" ] || die "$static is missing (make $static)"
 
-# One TCG thread runs both virtual CPUs (--accel tcg-single). With QEMU
-# 7.2's multi-threaded TCG, our patched kernel died now and then on an int3
-# that the kernel's text_poke_bp() had already taken out: "int3: 0000 [#1]"
-# at one of the inline static-key sites while the events were switched on
-# or off (1 boot in about 15 on an idle host, 8 in 37 on a loaded one, at
-# raise_softirq, __switch_to, _raw_spin_lock, ct_irq_enter_irqson, ...);
-# with one TCG thread, none in 29 boots (doc/seed-table.md). Whether
-# multi-threaded TCG runs a stale translation of code another vCPU has
-# patched, or the series races on hardware too, is open (issue 19).
+# One TCG thread runs both virtual CPUs (--accel tcg-single). Under QEMU's
+# multi-threaded TCG a vCPU can run a stale translation of code another
+# vCPU has patched: our patched kernel died now and then on an int3 that
+# text_poke_bp_batch() had already replaced ("int3: 0000 [#1]" at one of
+# the inline static-key sites, poke_int3_handler() finding no patch in
+# progress), 8 boots of this test in 37 with QEMU 7.2, none in 29 with one
+# TCG thread. tests/vm/toggle.sh hits it within a few on/off switches with
+# QEMU 7.2 (20 boots of 20), less often with QEMU 10.0.2 (4 of 19; it has
+# QEMU 8.1's deba78709ae8, "accel/tcg: Always lock pages before
+# translation"), in none of 11 with one TCG thread; the irqsoff kernel,
+# without the series' code, dies the same way when the function tracer is
+# switched, with QEMU 10.0.2 too (doc/seed-table.md, "A stale int3 under multi-threaded
+# TCG"). A QEMU bug, so one thread whatever the QEMU version.
 export VM_ACCEL=${VM_ACCEL:-tcg-single}
 vm_initrd "$vm/initrd.gz" "$top/tests/vm/guest-balance.sh" - "$static"
 for k in "$@"; do
