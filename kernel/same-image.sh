@@ -8,7 +8,21 @@
 # modules) from the pristine and from the patched source with that kernel's
 # .config and the same reproducible-build settings, and compare them byte
 # for byte; where they differ, section by section (kernel/same-image-cmp.py
-# names each section and the symbol where the first differences are).
+# names each section and the symbol or string where the first differences
+# are).
+#
+# The pristine build is the cache's, copied and relinked with the fixed
+# settings. The patched build is another copy of it whose recorded commands
+# and dependencies name the patched tree, so that kbuild rebuilds what
+# depends on a file the series edits: almost every object, as nearly all
+# include <linux/preempt.h> or <linux/irqflags.h>. Before it does,
+# kernel/same-image-reuse.py preprocesses each of those translation units
+# from both trees with kbuild's own command (-E -P for -c): where the token
+# streams are the same, the compiler would be given the same input with the
+# same flags, so the pristine object is kept; every other one is recompiled
+# from the patched source. Then kbuild links vmlinux, bzImage and the
+# modules. Preprocessing costs a fraction of compiling: this is what makes
+# three kernels fit in an afternoon on two loaded CPUs.
 #
 # Usage: kernel/same-image.sh KERNEL_CACHE WORKDIR NAME...
 #   KERNEL_CACHE  kernel/build.sh's cache: NAME built from the pristine
@@ -16,7 +30,7 @@
 #                 preemptirq built (its source tree is the patched one)
 #   WORKDIR       where the two builds of each NAME go: WORKDIR/NAME/a (a
 #                 copy of the cached pristine build, relinked) and
-#                 WORKDIR/NAME/b (built from the patched source). Both have
+#                 WORKDIR/NAME/b (from the patched source, as above). Both have
 #                 the same path shape; a second run rebuilds only what changed.
 #
 # The configuration: NAME's .config from the cache, where the series'
