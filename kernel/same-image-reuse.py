@@ -20,7 +20,6 @@ import re
 import subprocess
 import sys
 import tempfile
-import time
 
 
 def parse_cmd(path):
@@ -125,15 +124,14 @@ def main():
                 kept += 1
             else:
                 rebuilt.append(target)
-    now = time.time()
     for t in sorted(rebuilt):
         print("same-image: recompiled from the patched source (its preprocessed source differs): " + t)
     for t in sorted(other):
         print("same-image: rebuilt by kbuild (not a C/assembler compile): " + t)
-    print("same-image: %d objects in the build, %d depend on a file the series edits: "
+    print("same-image: %d objects in the build, %d out of date against the patched tree "
+          "(on a first run: those that depend on a file the series edits): "
           "%d token-identical from both trees (the pristine object kept), %d recompiled, "
           "%d other targets rebuilt" % (ncmd, len(jobs) + len(other), kept, len(rebuilt), len(other)))
-    del now
     return 0
 
 
