@@ -162,7 +162,7 @@ RUN_ARGS	?= --runs 5 --repeat 2 --samples 1000000
 	check-vm-arm64-if-available check-vm-riscv64 check-vm-riscv64-if-available \
 	check-balance kernels-check site-cost check-patches check-signals \
 	pair-trace check-vm-signals build-test \
-	ftrace-table check-ftrace-table
+	ftrace-table check-ftrace-table same-image
 all: $(TRACECOST) $(UNIT_BINS) $(LIBTC_SO) $(if $(CROSS_COMPILE),,$(SITECHECK))
 
 $(O)/%.o: %.c $(wildcard include/tracecost/*.h lib/*.h) Makefile
@@ -679,6 +679,22 @@ site-cost: deps-kernel
 	@$(MAKE) --no-print-directory kernels KERNELS="stock preemptirq" KERNEL_CACHE="$(KERNEL_CACHE)" \
 		KERNEL="$(KERNEL)"
 	@sh kernel/site-cost.sh $(KDIR) stock preemptirq
+
+# The whole kernel unchanged by the series with its options off
+# (kernel/same-image.sh, doc/seed-table.md): for each kernel of
+# SAME_IMAGE_KERNELS (pristine configurations), vmlinux, bzImage, System.map
+# and the modules built from the pristine and from the patched source with
+# its .config and fixed KBUILD_BUILD_* settings, compared byte for byte,
+# section by section where they differ. x86-64, 6.1 only. The pristine
+# build is the cache's, relinked; the patched one recompiles only the
+# objects whose preprocessed source differs (about 10 min of CPU per kernel
+# for the preprocessing; 28-29 min per kernel on the loaded 2-CPU machine).
+# Not in make check or CI.
+SAME_IMAGE_KERNELS ?= stock irqsoff lockdep
+same-image: deps-kernels
+	@$(MAKE) --no-print-directory kernels KERNELS="$(SAME_IMAGE_KERNELS) preemptirq" \
+		KERNEL_CACHE="$(KERNEL_CACHE)"
+	@sh kernel/same-image.sh $(KERNEL_CACHE) $(O)/same-image $(SAME_IMAGE_KERNELS)
 
 # make check runs the QEMU test when QEMU and Debian's kernel packages are here
 # (.ci/run installs them); elsewhere it says why it skipped.
