@@ -14,7 +14,9 @@
 # as ARCH's tinyconfig + kernel/configs/base.config +
 # kernel/configs/arch/ARCH.config + kernel/configs/version/KERNEL.config (if
 # there is one: the lines that must differ on that base; none for 6.1) +
-# kernel/configs/NAME.config, with kbuild's O= into
+# kernel/configs/NAME.config + kernel/configs/arch/ARCH/NAME.config (if
+# there is one: what NAME cannot have on that architecture, e.g. riscv's
+# irqsoff without the function tracer), with kbuild's O= into
 #
 #   $KERNEL_CACHE/NAME-HASH12/     .config, vmlinux, the boot image
 #                                  (arch/x86/boot/bzImage, arch/arm64/boot/Image,
@@ -30,8 +32,9 @@
 # `make -C DIR/NAME M=/abs/kmod modules` builds a module against it (add
 # ARCH= and CROSS_COMPILE= for another architecture). HASH covers the
 # architecture, the linux-source package version, the compiler, base.config,
-# the architecture's fragment, the base's fragment, NAME.config, the patches
-# NAME.config names and this script; a directory whose hash is unchanged and
+# the architecture's fragment, the base's fragment, NAME.config, its
+# architecture override, the patches NAME.config names and this script; a
+# directory whose hash is unchanged and
 # whose build finished is reused.
 #
 # A fragment may name a patch series with a line
@@ -203,13 +206,16 @@ fmt_time() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
 rc=0
 for name in "$@"; do
 	frag=$cfgdir/$name.config
+	# NAME's override for this architecture, applied last
+	ovfrag=""
+	[ -r "$cfgdir/arch/$karch/$name.config" ] && ovfrag=$cfgdir/arch/$karch/$name.config
 	src=$(source_tree "$frag") || exit 1
 	pd=$(patch_dir "$frag")
 	plist=""
 	[ -n "$pd" ] && plist=$(patch_list "$pd")
 	# shellcheck disable=SC2086
 	hash=$( (echo "arch $karch"; echo "linux-source $srcver"; echo "$ccver"; \
-		cat "$cfgdir/base.config" "$archfrag" $verfrag "$frag" $plist "$top/kernel/build.sh") |
+		cat "$cfgdir/base.config" "$archfrag" $verfrag "$frag" $ovfrag $plist "$top/kernel/build.sh") |
 		sha256sum | cut -c1-12)
 	mkdir -p "$cache$kdir$sub"
 	out=$cache$kdir$sub/$name-$hash
@@ -223,11 +229,11 @@ for name in "$@"; do
 	start=$(date +%s)
 	want=$out/.tracecost-expect
 	# shellcheck disable=SC2086
-	expect "$cfgdir/base.config" "$archfrag" $verfrag "$frag" >"$want" || die "$name: bad config fragment"
+	expect "$cfgdir/base.config" "$archfrag" $verfrag "$frag" $ovfrag >"$want" || die "$name: bad config fragment"
 	kmake() { make -C "$src" O="$out" ARCH=$karch CROSS_COMPILE=$cross V="$verbose" "$@"; }
 	(
 		set -e
-		echo "== $karch $kernel tinyconfig + base.config + arch/$karch.config${verfrag:+ + version/$kernel.config} + $name.config ($src)"
+		echo "== $karch $kernel tinyconfig + base.config + arch/$karch.config${verfrag:+ + version/$kernel.config} + $name.config${ovfrag:+ + arch/$karch/$name.config} ($src)"
 		kmake tinyconfig
 		# apply the fragments: drop every symbol they set, then append their values
 		awk '{ print $1 }' "$want" >"$out/.tracecost-syms"
