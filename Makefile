@@ -532,7 +532,8 @@ deps-kernel:
 # tinyconfig + base.config, each a kbuild O= tree $(KERNEL_CACHE)/NAME (bzImage,
 # vmlinux, Module.symvers), cached by a hash of its inputs (kernel/build.sh).
 # ARCH=arm64: Debian's aarch64-linux-gnu- cross compiler, trees in
-# $(KERNEL_CACHE)/arm64/NAME (kernel/configs/arch/ARCH.config after base.config).
+# $(KERNEL_CACHE)/arm64/NAME (kernel/configs/arch/ARCH.config after base.config,
+# and kernel/configs/arch/ARCH/NAME.config, if there is one, after NAME.config).
 # KERNEL=6.12: Debian's linux-source-6.12 and kernel/patches/6.12/, trees in
 # $(KERNEL_CACHE)/6.12/NAME (KDIR: where the targets below find the kernels).
 KERNELS		?= debug

@@ -17,7 +17,9 @@
 # kernel/configs/arch/ARCH.config + kernel/configs/version/KERNEL.config and
 # kernel/configs/version/KERNEL-ARCH.config (if there are: the lines that must
 # differ on that base, for every architecture or for one; none for 6.1) +
-# kernel/configs/NAME.config, with kbuild's O= into
+# kernel/configs/NAME.config + kernel/configs/arch/ARCH/NAME.config (if
+# there is one: what NAME cannot have on that architecture, e.g. riscv's
+# irqsoff without the function tracer), with kbuild's O= into
 #
 #   $KERNEL_CACHE/NAME-HASH12/     .config, vmlinux, the boot image
 #                                  (arch/x86/boot/bzImage, arch/arm64/boot/Image,
@@ -35,8 +37,9 @@
 # `make -C DIR/NAME M=/abs/kmod modules` builds a module against it (add
 # ARCH= and CROSS_COMPILE= for another architecture). HASH covers the
 # architecture, the linux-source package version, the compiler, base.config,
-# the architecture's fragment, the base's fragment, NAME.config, the patches
-# NAME.config names and this script; a directory whose hash is unchanged and
+# the architecture's fragment, the base's fragment, NAME.config, its
+# architecture override, the patches NAME.config names and this script; a
+# directory whose hash is unchanged and
 # whose build finished is reused.
 #
 # A fragment may name a patch series with a line
@@ -222,6 +225,9 @@ fmt_time() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
 rc=0
 for name in "$@"; do
 	frag=$cfgdir/$name.config
+	# NAME's override for this architecture, applied last
+	ovfrag=""
+	[ -r "$cfgdir/arch/$karch/$name.config" ] && ovfrag=$cfgdir/arch/$karch/$name.config
 	src=$(source_tree "$frag") || exit 1
 	pd=$(patch_dir "$frag")
 	plist=""
@@ -229,7 +235,7 @@ for name in "$@"; do
 	# shellcheck disable=SC2086
 	hash=$( (echo "arch $karch"; echo "linux-source $srcver"; echo "$ccver"; \
 		[ -z "$extra_warn" ] || echo "W=$extra_warn"; \
-		cat "$cfgdir/base.config" "$archfrag" $verfrag "$frag" $plist "$top/kernel/build.sh") |
+		cat "$cfgdir/base.config" "$archfrag" $verfrag "$frag" $ovfrag $plist "$top/kernel/build.sh") |
 		sha256sum | cut -c1-12)
 	mkdir -p "$cache$kdir$sub"
 	out=$cache$kdir$sub/$name-$hash
@@ -243,11 +249,11 @@ for name in "$@"; do
 	start=$(date +%s)
 	want=$out/.tracecost-expect
 	# shellcheck disable=SC2086
-	expect "$cfgdir/base.config" "$archfrag" $verfrag "$frag" >"$want" || die "$name: bad config fragment"
+	expect "$cfgdir/base.config" "$archfrag" $verfrag "$frag" $ovfrag >"$want" || die "$name: bad config fragment"
 	kmake() { make -C "$src" O="$out" ARCH=$karch CROSS_COMPILE=$cross V="$verbose" W="$extra_warn" "$@"; }
 	(
 		set -e
-		echo "== $karch $kernel tinyconfig + base.config + arch/$karch.config$(for f in $verfrag; do printf ' + version/%s' "${f##*/}"; done) + $name.config${extra_warn:+ W=$extra_warn} ($src)"
+		echo "== $karch $kernel tinyconfig + base.config + arch/$karch.config$(for f in $verfrag; do printf ' + version/%s' "${f##*/}"; done) + $name.config${ovfrag:+ + arch/$karch/$name.config}${extra_warn:+ W=$extra_warn} ($src)"
 		kmake tinyconfig
 		# apply the fragments: drop every symbol they set, then append their values
 		awk '{ print $1 }' "$want" >"$out/.tracecost-syms"

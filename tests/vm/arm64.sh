@@ -15,72 +15,35 @@
 #   - the user suite twice deterministic (its sampler on PMCCNTR_EL0 too):
 #     identical, each static-key site one instruction;
 #   - the system suite inside, deterministic.
+# The checks are vm_cross_check's (tests/vm/lib.sh).
 # Usage: tests/vm/arm64.sh BUILD_DIR ARM64_BUILD_DIR KERNEL_DIR
 set -u
 O=$(readlink -f "$1")
 A=$(readlink -f "$2")
 kdir=$(readlink -f "$3")
 top=$(cd "$(dirname "$0")/../.." && pwd)
-tc=$O/tracecost
 vm=$O/vm-arm64
 vm_name=check-vm-arm64
 mkdir -p "$vm"
 . "$top/tests/vm/lib.sh"
 
-kernel=$kdir/arch/arm64/boot/Image
-[ -r "$kernel" ] || die "no arm64 kernel in $kdir (make kernels ARCH=arm64 KERNELS=stock)"
-[ -x "$A/tracecost-static" ] || die "$A/tracecost-static is missing"
-[ -x "$A-pmc/tracecost-static" ] || die "$A-pmc/tracecost-static is missing"
-[ "$(dirname "$A")/$(basename "$O")-arm64" = "$A" ] ||
-	die "$A is not the cross build beside $O (tracecost vm looks for ${O}-arm64)"
-echo "$vm_name: kernel $(cat "$kdir/include/config/kernel.release"), $kernel"
+xa=arm64 xk=arm64 xcc=aarch64-linux-gnu- xm=aarch64 xbad=sparc
+ximage='not an arm64 Image'
+# -smp 2: the architected timer's counter; deterministic: the PMU cycle
+# counter, one per instruction under -icount shift=0, which CNTVCT_EL0 (one
+# tick per 16 instructions) cannot be
+xsmp_re=cntvct_el0 xsmp_name=CNTVCT_EL0
+xdet_re=pmccntr_el0 xdet_name=PMCCNTR_EL0
+# the user suite's sampler reads PMCCNTR_EL0 in the build with
+# -DTC_CLOCK_PMCCNTR (build-arm64-pmc/); each static-key site is a NOP
+xclk=pmc xsite=1 xsite_what='one NOP'
 
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-export TMPDIR=$T/tmp
-mkdir -p "$TMPDIR"
-
-# bad input: one line, exit 2
-"$tc" vm --arch sparc --kernel "$kernel" --build "$kdir" -- run >"$T/out" 2>"$T/err"
-[ $? -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && ok "--arch sparc: exit 2, one line" ||
-	not_ok "--arch sparc: $(cat "$T/err")"
-"$tc" vm --arch arm64 --kernel "$top/README.md" --build "$kdir" -- run >"$T/out" 2>"$T/err"
-[ $? -eq 2 ] && grep -q 'not an arm64 Image' "$T/err" && ok "--arch arm64 refuses a file without the Image header" ||
-	not_ok "--arch arm64 with README.md: $(cat "$T/err")"
-"$tc" vm --arch arm64 --accel kvm --kernel "$kernel" --build "$kdir" -- run >"$T/out" 2>"$T/err"
-[ $? -eq 2 ] && ok "--arch arm64 --accel kvm on x86-64: exit 2 ($(cat "$T/err"))" ||
-	not_ok "--accel kvm: $(cat "$T/err")"
-
-K="--arch arm64 --kernel $kernel --build $kdir --name stock"
-# one -smp 2 boot: the module is cross-built, loaded and run on both CPUs
-# shellcheck disable=SC2086
-"$tc" vm $K --smp 2 --json "$T/smp.json" --console "$vm/smp.console" -- run --suite kernel \
-	--samples 2000 --pairs irq,preempt,irq_save,ref16 >"$T/smp.txt" 2>"$T/smp.err"
-rc=$?
-[ $rc -eq 0 ] && ok "smp 2: kernel suite ran on arm64" ||
-	not_ok "smp 2: exit $rc: $(head -5 "$T/smp.err")"
-jqcheck "$T/smp.json" '.suite == "kernel" and .vm.config == "stock" and .uname.machine == "aarch64"' \
-	"smp 2: result labelled, from an aarch64 guest"
-jqcheck "$T/smp.json" '[.kernel.pairs[].cells[0] | [.snapshots[] | .cpu] | unique] | all(. == [0,1])' \
-	"smp 2: both CPUs reported for every pair"
-jqcheck "$T/smp.json" '.counter.name | test("cntvct_el0")' "smp 2: timed on CNTVCT_EL0"
-
-# The module for the deterministic boots, cross-built here so that its code
-# can be read: for each pair, the instructions of loop_<pair>_pmc between
-# t0's "str x9" and t1's "isb", walked as the CPU runs them with interrupts
-# on, no reschedule pending and no probe (conditional branches not taken,
-# "b" followed). The empty loop's region is t0's str and t1's isb, which O
+# vm_count PAIR: the instructions of loop_<pair>_pmc between t0's "str x9"
+# and t1's "isb", walked as the CPU runs them with interrupts on, no
+# reschedule pending and no probe (conditional branches not taken, "b"
+# followed). The empty loop's region is t0's str and t1's isb, which O
 # removes; so each median must be exactly this count.
-mk=$vm/module-src
-rm -rf "$mk" && mkdir -p "$mk/kernel" && cp -r "$top/lib" "$top/include" "$mk/" &&
-	cp -r "$top/kernel/module" "$mk/kernel/"
-make -s -C "$kdir" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- M="$mk/kernel/module" modules \
-	>"$vm/kbuild.log" 2>&1 || { cat "$vm/kbuild.log"; die "module cross build against $kdir failed"; }
-grep -q warning "$vm/kbuild.log" && not_ok "module cross-builds without warnings: $(grep warning "$vm/kbuild.log" | head -2)"
-ko=$mk/kernel/module/tracecost.ko
-aarch64-linux-gnu-objdump -d --no-show-raw-insn "$ko" >"$vm/tracecost.dis"
-# count PAIR: the walk described above
-count() {
+vm_count() {
 	awk -v f="<loop_$1_pmc>:" '
 	$2 == f { on = 1; next }
 	on && /^$/ { on = 0 }
@@ -98,64 +61,5 @@ count() {
 		print (i <= n && c < 100) ? c : "?"
 	}' "$vm/tracecost.dis"
 }
-want=$(printf '{"irq":%s,"preempt":%s,"irq_save":%s,"ref16":%s}' \
-	"$(count irq)" "$(count preempt)" "$(count irq_save)" "$(count ref16)")
-echo "$vm_name: instructions per pair in the module's code: $want"
-[ "$(count ref16)" = 16 ] && ok "disassembly: ref16 is 16 instructions" ||
-	not_ok "disassembly: ref16 is $(count ref16) instructions, not 16"
 
-# two deterministic boots: PMCCNTR_EL0 under -icount shift=0
-D="--arch arm64 --kernel $kernel --module $ko --name stock"
-for i in 1 2; do
-	# shellcheck disable=SC2086
-	"$tc" vm $D --deterministic --json "$T/d$i.json" --console "$vm/det$i.console" \
-		-- run --suite kernel --samples 2000 --pairs irq,preempt,irq_save,ref16 \
-		--unit ticks >"$T/d$i.txt" 2>"$T/d$i.err"
-	rc=$?
-	[ $rc -eq 0 ] && ok "deterministic boot $i: kernel suite ran" ||
-		not_ok "deterministic boot $i: exit $rc: $(head -5 "$T/d$i.err")"
-done
-cp "$T"/d1.json "$T"/d2.json "$T"/smp.json "$vm"/ 2>/dev/null
-jqcheck "$T/d1.json" '.counter.name | test("pmccntr_el0")' "deterministic: timed on PMCCNTR_EL0"
-med() { jq -c '[.kernel.pairs[] | {(.name): .cells[0].stats.median}] | add' "$1" 2>/dev/null; }
-a=$(med "$T/d1.json")
-b=$(med "$T/d2.json")
-[ -n "$a" ] && [ "$a" = "$b" ] && ok "two deterministic boots: identical medians $a" ||
-	not_ok "deterministic medians differ: '$a' vs '$b'"
-st() { jq -c '[.kernel.pairs[] | .name as $p | .cells[] | [$p, .configuration, .stats.median, .stats.min, .stats.max]]' "$1" 2>/dev/null; }
-[ "$(st "$T/d1.json")" = "$(st "$T/d2.json")" ] && ok "two deterministic boots: identical medians, minima, maxima" ||
-	not_ok "deterministic statistics differ"
-[ "$a" = "$want" ] && ok "deterministic: medians are exactly the instruction counts of the module's code $want" ||
-	not_ok "deterministic medians $a, not the code's $want"
-
-# the user suite, deterministic: the sampler of the tracecost built with
-# -DTC_CLOCK_PMCCNTR (build-arm64-pmc/) reads PMCCNTR_EL0 too (EL0 access
-# granted by the module, loaded by the guest's init): identical on two boots,
-# and each static-key site is one instruction (a NOP), so the irq and
-# preempt pairs (two sites) read exactly 2 more under "static" than "stock"
-for i in 1 2; do
-	# shellcheck disable=SC2086
-	"$tc" vm $D --deterministic --json "$T/u$i.json" -- run --suite user --samples 2000 \
-		--unit ticks >"$T/u$i.txt" 2>"$T/u$i.err"
-	rc=$?
-	[ $rc -eq 0 ] && ok "deterministic user suite $i ran" ||
-		not_ok "deterministic user suite $i: exit $rc: $(head -3 "$T/u$i.err")"
-done
-jqcheck "$T/u1.json" '.counter.name | test("pmccntr_el0")' "user suite: sampled on PMCCNTR_EL0"
-um() { jq -c '[.user.pairs[] | .name as $p | .cells[] | [$p, .configuration, .stats.median, .stats.min]]' "$1" 2>/dev/null; }
-[ -n "$(um "$T/u1.json")" ] && [ "$(um "$T/u1.json")" = "$(um "$T/u2.json")" ] &&
-	ok "user suite: identical medians and minima on two boots" ||
-	not_ok "user suite differs: $(um "$T/u1.json") vs $(um "$T/u2.json")"
-jqcheck "$T/u1.json" '[.user.pairs[] | select(.name == "irq" or .name == "preempt") | ([.cells[] | {(.configuration): .stats.median}] | add) | .static - .stock] == [2, 2]' \
-	"user suite: static = stock + 2 instructions (one NOP per static-key site) for irq and preempt"
-cp "$T"/u1.json "$vm"/ 2>/dev/null
-
-# the system suite inside
-# shellcheck disable=SC2086
-"$tc" vm $D --deterministic --json "$T/s.json" -- run --suite system --profiles none \
-	--repeat 1 --workloads getpid,pipe --calls 2000 --round-trips 200 >"$T/s.txt" 2>"$T/s.err"
-rc=$?
-[ $rc -eq 0 ] && jqcheck "$T/s.json" '.suite == "system" and .vm.deterministic' "system suite in the arm64 guest" ||
-	not_ok "system suite: exit $rc: $(head -3 "$T/s.err")"
-
-summary "$vm_name"
+vm_cross_check

@@ -103,9 +103,12 @@ check() {
 # hw CPU: irq events reported by the entry code and the idle loop (the
 # transitions the hardware makes), by the function they were reported from:
 # the generic entry code (x86-64), arm64's el0_*/el1_* handlers and the
-# functions of arch/arm64/kernel/entry-common.c, default_idle_call()
+# functions of arch/arm64/kernel/entry-common.c, riscv's entry.S (6.1: its
+# labels _save_context, ret_from_exception and restore_all, where
+# __trace_hardirqs_on/off tail-call the report, or those two helpers when
+# built with frame pointers), default_idle_call()
 hw() {
-	grep -o -E 'irq_(en|dis)able: caller=(syscall_enter_from_user_mode|syscall_exit_to_user_mode|irqentry_enter|irqentry_exit|irqentry_exit_to_user_mode|exit_to_user_mode|enter_from_kernel_mode|exit_to_kernel_mode|asm_exit_to_user_mode|el[01]h?_[a-z0-9_]+|default_idle_call)[+.]' |
+	grep -o -E 'irq_(en|dis)able: caller=(syscall_enter_from_user_mode|syscall_exit_to_user_mode|irqentry_enter|irqentry_exit|irqentry_exit_to_user_mode|exit_to_user_mode|enter_from_kernel_mode|exit_to_kernel_mode|asm_exit_to_user_mode|el[01]h?_[a-z0-9_]+|_save_context|ret_from_exception|restore_all|__trace_hardirqs_o(n|ff)|default_idle_call)[+.]' |
 		sed 's/[+.]$//; s/caller=//' | sort | uniq -c | awk '{ printf "%s%s %s x%d", sep, $2, $3, $1; sep = ", " }'
 }
 

@@ -117,3 +117,146 @@ vm_module() {
 	cp "$top/kernel/module/tracecost.ko" "$2"
 }
 
+
+# vm_cross_check: tracecost vm end to end on a cross-built guest (make
+# check-vm-arm64: tests/vm/arm64.sh, make check-vm-riscv64:
+# tests/vm/riscv64.sh), the one body both run with the architecture's names:
+#   - bad input for --arch: one line, exit 2; a file without the Image
+#     header and --accel kvm on x86-64 refused;
+#   - one -smp 2 boot: the module loads, the kernel suite runs on both CPUs;
+#   - two --deterministic boots (the module's timed region on the counter
+#     that counts instructions under -icount shift=0): identical counts, and
+#     irq, preempt, irq_save and ref16 read exactly the instruction counts of
+#     their code, walked in the module's disassembly (ref16: 16 NOPs);
+#   - the user suite twice deterministic (its sampler on that counter too):
+#     identical, and each static-key site the instructions it should be;
+#   - the system suite inside, deterministic.
+# Set before calling (besides O, top, vm, vm_name):
+#   A        the cross build of tracecost (O-xa, what tracecost vm looks for),
+#            A-xclk the one whose sampler reads the deterministic counter
+#   kdir     the kernel's kbuild tree (stock of make kernels ARCH=xk)
+#   xa xk xcc  tracecost vm's --arch, kbuild's ARCH, the cross prefix
+#   xm       the guest's uname -m; xbad an --arch tracecost vm must refuse
+#   ximage   tracecost vm's complaint about a file that is not an Image
+#   xsmp_re xsmp_name  the -smp 2 boot's counter: regex of .counter.name, name
+#   xdet_re xdet_name  the deterministic boots' counter, the same
+#   xclk     the suffix of the user-clock build beside A
+#   xsite xsite_what   instructions per user static-key site, and what they are
+# and define vm_count PAIR: the instructions of the module's loop_PAIR_pmc
+# between its two counter reads, walked in $vm/tracecost.dis as the CPU runs
+# them (the module is cross-built here and disassembled there), "?" if lost.
+vm_cross_check() {
+	tc=$O/tracecost
+	kernel=$kdir/arch/$xk/boot/Image
+	[ -r "$kernel" ] || die "no $xk kernel in $kdir (make kernels ARCH=$xk KERNELS=stock)"
+	[ -x "$A/tracecost-static" ] || die "$A/tracecost-static is missing"
+	[ -x "$A-$xclk/tracecost-static" ] || die "$A-$xclk/tracecost-static is missing"
+	[ "$(dirname "$A")/$(basename "$O")-$xa" = "$A" ] ||
+		die "$A is not the cross build beside $O (tracecost vm looks for ${O}-$xa)"
+	echo "$vm_name: kernel $(cat "$kdir/include/config/kernel.release"), $kernel"
+
+	T=$(mktemp -d)
+	trap 'rm -rf "$T"' EXIT
+	export TMPDIR=$T/tmp
+	mkdir -p "$TMPDIR"
+
+	# bad input: one line, exit 2
+	"$tc" vm --arch "$xbad" --kernel "$kernel" --build "$kdir" -- run >"$T/out" 2>"$T/err"
+	[ $? -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && ok "--arch $xbad: exit 2, one line" ||
+		not_ok "--arch $xbad: $(cat "$T/err")"
+	"$tc" vm --arch "$xa" --kernel "$top/README.md" --build "$kdir" -- run >"$T/out" 2>"$T/err"
+	[ $? -eq 2 ] && grep -q "$ximage" "$T/err" && ok "--arch $xa refuses a file without the Image header" ||
+		not_ok "--arch $xa with README.md: $(cat "$T/err")"
+	"$tc" vm --arch "$xa" --accel kvm --kernel "$kernel" --build "$kdir" -- run >"$T/out" 2>"$T/err"
+	[ $? -eq 2 ] && ok "--arch $xa --accel kvm on x86-64: exit 2 ($(cat "$T/err"))" ||
+		not_ok "--accel kvm: $(cat "$T/err")"
+
+	K="--arch $xa --kernel $kernel --build $kdir --name stock"
+	# one -smp 2 boot: the module is cross-built, loaded and run on both CPUs
+	# shellcheck disable=SC2086
+	"$tc" vm $K --smp 2 --json "$T/smp.json" --console "$vm/smp.console" -- run --suite kernel \
+		--samples 2000 --pairs irq,preempt,irq_save,ref16 >"$T/smp.txt" 2>"$T/smp.err"
+	rc=$?
+	[ $rc -eq 0 ] && ok "smp 2: kernel suite ran on $xa" ||
+		not_ok "smp 2: exit $rc: $(head -5 "$T/smp.err")"
+	jqcheck "$T/smp.json" ".suite == \"kernel\" and .vm.config == \"stock\" and .uname.machine == \"$xm\"" \
+		"smp 2: result labelled, from a guest whose machine is $xm"
+	jqcheck "$T/smp.json" '[.kernel.pairs[].cells[0] | [.snapshots[] | .cpu] | unique] | all(. == [0,1])' \
+		"smp 2: both CPUs reported for every pair"
+	jqcheck "$T/smp.json" ".counter.name | test(\"$xsmp_re\")" "smp 2: timed on $xsmp_name"
+
+	# the module for the deterministic boots, cross-built here so that its
+	# code can be read (vm_count)
+	mk=$vm/module-src
+	rm -rf "$mk" && mkdir -p "$mk/kernel" && cp -r "$top/lib" "$top/include" "$mk/" &&
+		cp -r "$top/kernel/module" "$mk/kernel/"
+	make -s -C "$kdir" ARCH="$xk" CROSS_COMPILE="$xcc" M="$mk/kernel/module" modules \
+		>"$vm/kbuild.log" 2>&1 || { cat "$vm/kbuild.log"; die "module cross build against $kdir failed"; }
+	grep -q warning "$vm/kbuild.log" &&
+		not_ok "module cross-builds without warnings: $(grep warning "$vm/kbuild.log" | head -2)"
+	ko=$mk/kernel/module/tracecost.ko
+	"${xcc}objdump" -d --no-show-raw-insn "$ko" >"$vm/tracecost.dis"
+	want=$(printf '{"irq":%s,"preempt":%s,"irq_save":%s,"ref16":%s}' \
+		"$(vm_count irq)" "$(vm_count preempt)" "$(vm_count irq_save)" "$(vm_count ref16)")
+	echo "$vm_name: instructions per pair in the module's code: $want"
+	[ "$(vm_count ref16)" = 16 ] && ok "disassembly: ref16 is 16 instructions" ||
+		not_ok "disassembly: ref16 is $(vm_count ref16) instructions, not 16"
+
+	# two deterministic boots: the counter under -icount shift=0
+	D="--arch $xa --kernel $kernel --module $ko --name stock"
+	for i in 1 2; do
+		# shellcheck disable=SC2086
+		"$tc" vm $D --deterministic --json "$T/d$i.json" --console "$vm/det$i.console" \
+			-- run --suite kernel --samples 2000 --pairs irq,preempt,irq_save,ref16 \
+			--unit ticks >"$T/d$i.txt" 2>"$T/d$i.err"
+		rc=$?
+		[ $rc -eq 0 ] && ok "deterministic boot $i: kernel suite ran" ||
+			not_ok "deterministic boot $i: exit $rc: $(head -5 "$T/d$i.err")"
+	done
+	cp "$T"/d1.json "$T"/d2.json "$T"/smp.json "$vm"/ 2>/dev/null
+	jqcheck "$T/d1.json" ".counter.name | test(\"$xdet_re\")" "deterministic: timed on $xdet_name"
+	_med() { jq -c '[.kernel.pairs[] | {(.name): .cells[0].stats.median}] | add' "$1" 2>/dev/null; }
+	a=$(_med "$T/d1.json")
+	b=$(_med "$T/d2.json")
+	[ -n "$a" ] && [ "$a" = "$b" ] && ok "two deterministic boots: identical medians $a" ||
+		not_ok "deterministic medians differ: '$a' vs '$b'"
+	_st() { jq -c '[.kernel.pairs[] | .name as $p | .cells[] | [$p, .configuration, .stats.median, .stats.min, .stats.max]]' "$1" 2>/dev/null; }
+	[ "$(_st "$T/d1.json")" = "$(_st "$T/d2.json")" ] &&
+		ok "two deterministic boots: identical medians, minima, maxima" ||
+		not_ok "deterministic statistics differ"
+	[ "$a" = "$want" ] && ok "deterministic: medians are exactly the instruction counts of the module's code $want" ||
+		not_ok "deterministic medians $a, not the code's $want"
+
+	# the user suite, deterministic: the sampler of the tracecost in A-xclk
+	# reads the counter too (user access granted by the module, loaded by
+	# the guest's init): identical on two boots, and the irq and preempt
+	# pairs (two static-key sites) read exactly 2 * xsite more under
+	# "static" than "stock"
+	for i in 1 2; do
+		# shellcheck disable=SC2086
+		"$tc" vm $D --deterministic --json "$T/u$i.json" -- run --suite user --samples 2000 \
+			--unit ticks >"$T/u$i.txt" 2>"$T/u$i.err"
+		rc=$?
+		[ $rc -eq 0 ] && ok "deterministic user suite $i ran" ||
+			not_ok "deterministic user suite $i: exit $rc: $(head -3 "$T/u$i.err")"
+	done
+	jqcheck "$T/u1.json" ".counter.name | test(\"$xdet_re\")" "user suite: sampled on $xdet_name"
+	_um() { jq -c '[.user.pairs[] | .name as $p | .cells[] | [$p, .configuration, .stats.median, .stats.min]]' "$1" 2>/dev/null; }
+	[ -n "$(_um "$T/u1.json")" ] && [ "$(_um "$T/u1.json")" = "$(_um "$T/u2.json")" ] &&
+		ok "user suite: identical medians and minima on two boots" ||
+		not_ok "user suite differs: $(_um "$T/u1.json") vs $(_um "$T/u2.json")"
+	_d=$((2 * xsite))
+	jqcheck "$T/u1.json" "[.user.pairs[] | select(.name == \"irq\" or .name == \"preempt\") | ([.cells[] | {(.configuration): .stats.median}] | add) | .static - .stock] == [$_d, $_d]" \
+		"user suite: static = stock + $_d instructions ($xsite_what per static-key site) for irq and preempt"
+	cp "$T"/u1.json "$vm"/ 2>/dev/null
+
+	# the system suite inside
+	# shellcheck disable=SC2086
+	"$tc" vm $D --deterministic --json "$T/s.json" -- run --suite system --profiles none \
+		--repeat 1 --workloads getpid,pipe --calls 2000 --round-trips 200 >"$T/s.txt" 2>"$T/s.err"
+	rc=$?
+	[ $rc -eq 0 ] && jqcheck "$T/s.json" '.suite == "system" and .vm.deterministic' "system suite in the $xa guest" ||
+		not_ok "system suite: exit $rc: $(head -3 "$T/s.err")"
+
+	summary "$vm_name"
+}
