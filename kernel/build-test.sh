@@ -49,12 +49,14 @@ for t in "$@"; do
 	*" cached ("*) res="builds (cached)" ;;
 	*) res=FAILS; rc=1 ;;
 	esac
-	sub=""
-	[ "$k" = 6.1 ] || sub=/$k
-	[ "$a" = x86_64 ] || sub=$sub/$a
-	# the newest W=1 directory of NAME: the build just made or reused
-	log=$(ls -td "$cache$sub/$n"-*/build.log 2>/dev/null | while read -r l; do
-		grep -q ' W=1 (' "$l" && { echo "$l"; break; }; done)
+	# the build's log, from what kernel/build.sh printed: its hash
+	# ("cached (HASH)", "built in T (HASH, DIR)") or, failed, its "full log"
+	h=$(echo "$out" | sed -n 's/.* cached (\([0-9a-f]*\)).*/\1/p; s/.* built in [0-9ms]* (\([0-9a-f]*\),.*/\1/p' | tail -n 1)
+	if [ -n "$h" ]; then
+		log=$(find "$cache" -maxdepth 3 -name "$n-$h" | head -n 1)/build.log
+	else
+		log=$(echo "$out" | sed -n 's/.*(full log: \(.*\))$/\1/p' | tail -n 1)
+	fi
 	all=$(grep -c ': warning: ' "$log" 2>/dev/null || true)
 	ours=$(grep -E "(^|/)($(edited "$k")):[0-9]+(:[0-9]+)?: warning: " "$log" 2>/dev/null | sort -u | wc -l)
 	[ "$ours" -eq 0 ] || rc=1
