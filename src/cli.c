@@ -82,6 +82,12 @@ void tc_cli_catch_signals(void)
 {
 	polling = 1;
 	install_handlers();
+	/*
+	 * From here on a command may have changed tracing: a write to a closed
+	 * pipe (Ctrl-C on "tracecost run | tee log" ends tee first) must fail
+	 * with EPIPE, not kill the process before it restores what it changed.
+	 */
+	signal(SIGPIPE, SIG_IGN);
 }
 
 uint64_t tc_cli_parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max)

@@ -20,6 +20,11 @@
 
 /* Set by SIGINT/SIGTERM/SIGHUP once tc_cli_catch_signals() ran. */
 extern volatile sig_atomic_t tc_cli_stop;
+/*
+ * Before a command changes anything: SIGINT/SIGTERM/SIGHUP set tc_cli_stop
+ * (the command polls it), SIGPIPE is ignored (a closed output pipe gives
+ * EPIPE: the command still restores what it changed).
+ */
 void tc_cli_catch_signals(void);
 /*
  * From main()'s first line: SIGINT/SIGTERM/SIGHUP exit 130 at once (not

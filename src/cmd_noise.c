@@ -1095,7 +1095,6 @@ static int measure(void *arg)
 	tc_cli_catch_signals();
 	/* until the window: enabling events under the load takes seconds */
 	tc_cli_signals_at_once(true);
-	signal(SIGPIPE, SIG_IGN);
 	memset(&d->si, 0, sizeof(d->si));
 	tc_sysinfo_read(&d->si);
 	d->load_status = -1;

@@ -1093,7 +1093,6 @@ static int measure(void *arg)
 	int i, err;
 
 	tc_cli_catch_signals();
-	signal(SIGPIPE, SIG_IGN);
 	memset(&d->si, 0, sizeof(d->si));
 	tc_sysinfo_read(&d->si);
 	clock_gettime(CLOCK_REALTIME, &d->start);

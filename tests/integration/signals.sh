@@ -12,6 +12,8 @@
 #     restores tracing in its place (or says to run 'tracecost restore');
 #  5. a corrupt state file: runs say it cannot be read, restore says what it
 #     is, undoes what it can, moves it aside, and runs start again;
+#  6. Ctrl-C with stderr piped: the pipe's reader ends first, the run's
+#     next write gets EPIPE (not SIGPIPE) and it still restores tracing;
 #  and the latency of a signal (SIGINT to the process group, as Ctrl-C, or
 #  SIGTERM to the process) at random moments of runs of each suite and
 #  several configurations that run on this machine: exit 130 and nothing
@@ -173,6 +175,50 @@ else
 	[ $rc -eq 0 ] && ok "5. after it, runs start again" || not_ok "5. run after: rc=$rc $(cat c.err)"
 	rm -f /run/tracecost/state.corrupt
 	[ -e "$STATE" ] && rm -f "$STATE"
+fi
+
+# ---- 6. Ctrl-C with the output piped: the pipe's reader dies first ----
+# "tracecost run ... 2>&1 | tee log", Ctrl-C: tee ends at once, so the run's
+# "interrupted" line goes to a closed pipe. It must fail with EPIPE, not kill
+# the run (SIGPIPE) before it restores tracing. The usdt+ columns are the
+# run that sets up tracing in the measuring process itself (uprobes).
+if [ $root -eq 0 ]; then
+	skip "6. Ctrl-C with stderr piped: needs root (uprobes)"
+elif [ -e "$STATE" ]; then
+	skip "6. Ctrl-C with stderr piped: $STATE exists (another run on this machine)"
+else
+	rm -f pipe.fifo && mkfifo pipe.fifo
+	# the run in a session of its own, its stderr read by cat
+	setsid sh -c 'cat pipe.fifo >pipe.log & echo $! >cat.pid
+		exec "$1" run --peers usdt --batch 64 --cpus 0 --samples 2000000 \
+		>/dev/null 2>pipe.fifo' sh "$TC" &
+	bg=$!
+	usdt_up() { grep -q "tracecost-$bg" "$STATE" 2>/dev/null && grep -q '"uprobes"' "$STATE"; }
+	if wait_for usdt_up; then
+		sleep 1
+		# the reader ends first (a background job of sh ignores SIGINT:
+		# end it as Ctrl-C ends tee), then Ctrl-C to the run's group
+		reader=$(cat cat.pid)
+		kill -TERM "$reader"
+		wait_for dead "$reader"
+		kill -INT -$bg
+		wait $bg
+		rc=$?
+		bg=""
+		uprobes=$(uprobes_of tracecost_usdt)
+		if [ $rc -eq 130 ] && [ ! -e "$STATE" ] && [ "$uprobes" = 0 ]; then
+			ok "6. Ctrl-C with stderr piped (its reader gone first): exit 130, tracing restored"
+		else
+			not_ok "6. Ctrl-C with stderr piped: exit $rc (141: SIGPIPE), state file $(ls "$STATE" 2>&1), $uprobes usdt uprobes left"
+			"$TC" restore >/dev/null 2>&1
+		fi
+	elif grep -q "usdt" pipe.log; then
+		kill -9 $bg 2>/dev/null
+		bg=""
+		skip "6. Ctrl-C with stderr piped: no usdt+ columns here: $(head -1 pipe.log)"
+	else
+		not_ok "6. the usdt+ uprobes were never set up: $(cat pipe.log)"
+	fi
 fi
 
 fi	# SIGNAL_ONLY

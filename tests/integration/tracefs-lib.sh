@@ -44,6 +44,15 @@ has_instance() {
 		fi
 		[ -d "$t/instances/$1" ]' sh "$1"
 }
+# uprobes_of GROUP: how many uprobe events of GROUP are defined now
+uprobes_of() {
+	unshare -m --propagation private sh -c '
+		t=$(awk "\$3 == \"tracefs\" { print \$2; exit }" /proc/mounts)
+		if [ -z "$t" ]; then
+			t=$TC_SNAP_MNT && mount -t tracefs nodev "$t" || exit 1
+		fi
+		grep -c "^[pr]:$1/" "$t/uprobe_events"' sh "$1"
+}
 # mounted: tracefs and debugfs mounts everyone sees
 mounted() { grep -E ' (tracefs|debugfs) ' /proc/mounts | sort; }
 # wait_instance NAME PID: wait up to 20 s for instance NAME while PID lives
