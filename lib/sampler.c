@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -552,6 +553,7 @@ void tc_cells_merge(struct tc_cell *cells, int nr, int nr_snap)
 int tc_sampler_run(const struct tc_sampler_config *cfg, struct tc_sampler_result *res)
 {
 	struct run run = { .cfg = cfg, .res = res };
+	sigset_t mask, old_mask;
 	uint64_t total, t_start;
 	int i, err, started = 0;
 
@@ -577,6 +579,14 @@ int tc_sampler_run(const struct tc_sampler_config *cfg, struct tc_sampler_result
 		detach_probes(&run);
 		goto fail_barriers;
 	}
+	/*
+	 * The workers block every asynchronous signal (they inherit this
+	 * thread's mask): a handler then runs on a thread of the caller, never
+	 * inside a timed region, and wakes this thread's wait below at once.
+	 * Faults (SIGSEGV, SIGBUS, ...) are delivered whatever the mask.
+	 */
+	sigfillset(&mask);
+	pthread_sigmask(SIG_BLOCK, &mask, &old_mask);
 	for (i = 0; i < cfg->nr_cpus; i++) {
 		run.w[i].run = &run;
 		run.w[i].cpu = cfg->cpus[i];
@@ -586,6 +596,7 @@ int tc_sampler_run(const struct tc_sampler_config *cfg, struct tc_sampler_result
 			break;
 		started++;
 	}
+	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	if (started < cfg->nr_cpus) {
 		/* Let the started ones through every gate with abort set. */
 		atomic_store(&run.abort_run, 1);
@@ -618,8 +629,11 @@ int tc_sampler_run(const struct tc_sampler_config *cfg, struct tc_sampler_result
 			break;
 		if (cfg->progress)
 			cfg->progress(cfg->progress_arg, (double)done / (double)total);
-		nanosleep(&req, NULL);
+		nanosleep(&req, NULL);	/* EINTR: a signal, look now */
 	}
+	/* before the joins: a worker's last chunk can take seconds */
+	if (stopped(cfg) && cfg->stopping)
+		cfg->stopping(cfg->stopping_arg);
 	for (i = 0; i < cfg->nr_cpus; i++) {
 		pthread_join(run.w[i].thread, NULL);
 		if (!err && run.w[i].err)

@@ -571,6 +571,17 @@ static int write_raw(const struct run_data *d)
 	return 0;
 }
 
+/*
+ * The sampler saw a signal: stop the peers now (their "interrupted" line,
+ * then the uprobes' removal, which waits for RCU grace periods), while the
+ * workers end their current chunk; the teardown at the end is then a no-op.
+ */
+static void stopping(void *arg)
+{
+	(void)arg;
+	tc_peers_teardown();
+}
+
 static const char *run_error(int err, const struct user_opts *o)
 {
 	static char buf[256];
@@ -641,6 +652,7 @@ int suite_user_run(int argc, char **argv)
 		.repeat = o.repeat, .do_work = o.do_work, .priority = o.priority,
 		.raw_max = o.raw ? o.raw_max : 0, .stop = &tc_cli_stop,
 		.progress = tc_cli_progress, .progress_arg = "sampling",
+		.stopping = stopping,
 	};
 	clock_gettime(CLOCK_REALTIME, &d.start);
 	tc_interrupts_read(irq0, maxcpu);

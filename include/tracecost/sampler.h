@@ -81,6 +81,14 @@ struct tc_raw_row {
  * @stop:		set asynchronously (SIGINT) to end the run early
  * @progress:		if set, called from the calling thread about every
  *			200 ms with the fraction done
+ * @stopping:		if set, called once from the calling thread as soon as
+ *			it sees @stop (at once when the signal handler ran on
+ *			it: the workers block every asynchronous signal), before
+ *			it waits for the workers to end their current chunk of
+ *			samples, which a worker starved of CPU can stretch to
+ *			seconds: to say so and to undo what needs no worker
+ *			(e.g. remove uprobes). The workers may still be running
+ *			the subjects' loops while it runs.
  */
 struct tc_sampler_config {
 	const int *cpus;
@@ -99,6 +107,8 @@ struct tc_sampler_config {
 	volatile sig_atomic_t *stop;
 	void (*progress)(void *arg, double fraction);
 	void *progress_arg;
+	void (*stopping)(void *arg);
+	void *stopping_arg;
 };
 
 /**

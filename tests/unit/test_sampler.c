@@ -4,7 +4,8 @@
  * repetition), snapshots consistent with the merged cells, the recording
  * probe's event count exact (static+ and static+q: the memb and the QSBR
  * dispatch in the sampler's workers), raw rows consistent, bad
- * configurations refused, an early stop reported. No timing is asserted.
+ * configurations refused, an early stop reported, the stop callback run
+ * before the workers are joined. No timing is asserted.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <pthread.h>
 #include <signal.h>
 
 #include <tracecost/sampler.h>
@@ -191,6 +193,74 @@ static void test_stop_inside_block(void **state)
 	tc_sampler_result_free(&res);
 }
 
+/*
+ * @stopping runs on the calling thread before the workers end their chunk
+ * (issue 22: a worker starved of CPU held a usdt+ run's "interrupted" line
+ * for 1.4 s): the loop raises @stop and then waits for @stopping to release
+ * it, so a sampler that joined its workers first never returns (alarm). The
+ * workers block SIGINT: a handler never runs inside their timed regions.
+ */
+static volatile sig_atomic_t held_stop;
+static int held_released, held_in_loop, held_calls, held_on_caller, held_while_looping;
+static int held_sigint_blocked = -1;
+static pthread_t held_caller;
+
+static void held_loop(uint64_t *out, unsigned int n, unsigned int batch)
+{
+	sigset_t cur;
+	unsigned int i;
+
+	(void)batch;
+	if (!pthread_sigmask(SIG_BLOCK, NULL, &cur))
+		held_sigint_blocked = sigismember(&cur, SIGINT);
+	__atomic_store_n(&held_in_loop, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&held_stop, 1, __ATOMIC_SEQ_CST);
+	while (!__atomic_load_n(&held_released, __ATOMIC_SEQ_CST))
+		usleep(1000);
+	for (i = 0; i < n; i++)
+		out[i] = 100;
+	__atomic_store_n(&held_in_loop, 0, __ATOMIC_SEQ_CST);
+}
+
+static void held_stopping(void *arg)
+{
+	assert_ptr_equal(arg, &held_caller);
+	held_calls++;
+	held_on_caller = pthread_equal(pthread_self(), held_caller);
+	held_while_looping = __atomic_load_n(&held_in_loop, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&held_released, 1, __ATOMIC_SEQ_CST);
+}
+
+static void test_stopping_before_join(void **state)
+{
+	static struct tc_subject held = { .name = "held", .id = "held", .hooks = "none" };
+	static const struct tc_subject *const one[] = { &held };
+	int cpu = 0, p, k;
+	struct tc_sampler_config cfg = base(&cpu, 1);
+	struct tc_sampler_result res;
+
+	(void)state;
+	for (p = 0; p < TC_NR_USER_PAIRS; p++)
+		for (k = 0; k < TC_NR_LOOP_KINDS; k++)
+			held.loop[p][k] = held_loop;
+	held_caller = pthread_self();
+	cfg.subjects = one;
+	cfg.nr_subjects = 1;
+	cfg.samples = 10ull * TC_SAMPLER_BLOCK;
+	cfg.stop = &held_stop;
+	cfg.stopping = held_stopping;
+	cfg.stopping_arg = &held_caller;
+	alarm(60);
+	assert_int_equal(tc_sampler_run(&cfg, &res), 0);
+	alarm(0);
+	assert_true(res.interrupted);
+	assert_int_equal(held_calls, 1);
+	assert_true(held_on_caller);
+	assert_true(held_while_looping);
+	assert_int_equal(held_sigint_blocked, 1);
+	tc_sampler_result_free(&res);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -199,6 +269,7 @@ int main(void)
 		cmocka_unit_test(test_bad_config),
 		cmocka_unit_test(test_stop),
 		cmocka_unit_test(test_stop_inside_block),
+		cmocka_unit_test(test_stopping_before_join),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
