@@ -15,11 +15,12 @@
 #                               under a cache: "", /arm64, /riscv), cross
 #                               (the cross prefix of binutils), suffix ("",
 #                               -arm64, -riscv: the results' directory) and
-#                               static (the tracecost-static that vm
-#                               --deterministic packs, relative to the
-#                               build directory BUILD: BUILD/, BUILD-arm64-pmc/,
-#                               BUILD-riscv64-instret/); any other ARCH:
-#                               one line, exit 2
+#                               static (where the tracecost-static that vm
+#                               --deterministic packs is, appended to the
+#                               build directory: /tracecost-static,
+#                               -arm64-pmc/tracecost-static,
+#                               -riscv64-instret/tracecost-static); any
+#                               other ARCH: one line, exit 2
 #   kernels_present NAME...     die unless each NAME's boot image is in KC
 #   vm NAME TAG RUN-ARGS...     boot NAME with `tracecost vm --deterministic`
 #                               and run `tracecost run RUN-ARGS` inside:
@@ -32,7 +33,7 @@ seed_arch() {
 	case "${ARCH:-x86_64}" in
 	x86_64 | x86 | amd64)
 		karch=x86_64 vmarch=x86_64 image=arch/x86/boot/bzImage sub="" cross="" suffix=""
-		static=tracecost-static ;;
+		static=/tracecost-static ;;
 	arm64 | aarch64)
 		karch=arm64 vmarch=arm64 image=arch/arm64/boot/Image sub=/arm64
 		cross=aarch64-linux-gnu- suffix=-arm64 static=-arm64-pmc/tracecost-static ;;

@@ -151,8 +151,14 @@ for s in kernel/seed-table.sh tests/vm/seed-table.sh kernel/same-code.sh; do
 		'[ $rc -eq 2 ] && [ $(wc -l <sc.txt) -eq 1 ] && grep -q "ARCH=sparc is not x86_64" sc.txt &&
 		 [ -z "$(ls o | grep seed-table)" ] || { head -3 sc.txt | sed "s/^/# /"; false; }'
 done
-# a known ARCH gets past the check: its kernels are looked for where make
-# kernels ARCH=arm64 puts them (KERNEL_CACHE/arm64/NAME/arch/arm64/boot/Image)
+# a known ARCH gets past the check and the static tracecost's: its kernels
+# are looked for where make kernels puts them (KERNEL_CACHE/NAME for
+# x86-64, KERNEL_CACHE/arm64/NAME/arch/arm64/boot/Image for arm64)
+env -u ARCH SEED_KERNELS="stock preemptirq" sh "$top/kernel/seed-table.sh" o kc >x86.txt 2>&1
+rc=$?
+check "kernel/seed-table.sh (x86-64): looks for KERNEL_CACHE/stock/arch/x86/boot/bzImage" \
+	'[ $rc -eq 1 ] && grep -q "kc/stock/arch/x86/boot/bzImage is missing (make kernels KERNELS=stock)" x86.txt ||
+	 { head -3 x86.txt | sed "s/^/# /"; false; }'
 ARCH=aarch64 SEED_KERNELS="stock preemptirq" sh "$top/kernel/seed-table.sh" o kc >a64.txt 2>&1
 rc=$?
 check "ARCH=aarch64 kernel/seed-table.sh: looks for KERNEL_CACHE/arm64/stock/arch/arm64/boot/Image" \
