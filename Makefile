@@ -580,13 +580,36 @@ check-vm-signals: deps-kernel
 # seed-table.md): the kernels stock, irqsoff, preemptirq (our patch series)
 # and lockdep, built by make kernels and booted by tracecost vm --deterministic.
 # KERNEL=6.12 SEED_KERNELS="stock preemptirq": the same tables on 6.12, for
-# the kernels named (stock and preemptirq at least).
+# the kernels named (stock and preemptirq at least). ARCH=arm64 (aarch64) or
+# riscv (riscv64): that architecture's kernels ($(KDIR)/arm64/NAME,
+# $(KDIR)/riscv/NAME) booted by tracecost vm --arch, after the static
+# tracecost whose sampler reads the instruction-counting register
+# ($(O)-arm64-pmc, $(O)-riscv64-instret, as tracecost vm --deterministic
+# packs it); results in $(O)/seed-table-arm64/ or -riscv/ (x86-64:
+# $(O)/seed-table/). Any other ARCH stops make before any work.
 SEED_KERNELS	:= stock irqsoff preemptirq lockdep
+SEED_ARCH	= $(or $(if $(filter x86_64 x86 amd64,$(ARCH)),x86_64),$(if $(filter arm64 aarch64,$(ARCH)),arm64),$(if $(filter riscv riscv64,$(ARCH)),riscv))
+ifneq ($(filter seed-table check-seed-table,$(MAKECMDGOALS)),)
+ifeq ($(SEED_ARCH),)
+$(error seed-table: ARCH=$(ARCH) is not x86_64, arm64 (aarch64) or riscv (riscv64))
+endif
+endif
+# the cross builds of the static tracecost (make deps-kernels ARCH=...,
+# which make kernels runs, installs what they need): tracecost vm
+# --deterministic's, whose sampler reads the instruction counter, and
+# tests/vm/balance.sh's
+SEED_DET_arm64		= CROSS_COMPILE=aarch64-linux-gnu- O=$(O)-arm64-pmc EXTRA_CFLAGS=-DTC_CLOCK_PMCCNTR \
+			  $(O)-arm64-pmc/tracecost-static
+SEED_DET_riscv		= CROSS_COMPILE=riscv64-linux-gnu- O=$(O)-riscv64-instret EXTRA_CFLAGS=-DTC_CLOCK_INSTRET \
+			  $(O)-riscv64-instret/tracecost-static
+SEED_CROSS_arm64	= CROSS_COMPILE=aarch64-linux-gnu- O=$(O)-arm64 $(O)-arm64/tracecost-static
+SEED_CROSS_riscv	= CROSS_COMPILE=riscv64-linux-gnu- O=$(O)-riscv64 $(O)-riscv64/tracecost-static
 seed-table: deps-kernel
 	@$(MAKE) --no-print-directory $(TRACECOST) $(O)/tracecost-static
 	@$(MAKE) --no-print-directory kernels KERNELS="$(SEED_KERNELS)" KERNEL_CACHE="$(KERNEL_CACHE)" \
-		KERNEL="$(KERNEL)"
-	@SEED_KERNELS="$(SEED_KERNELS)" sh kernel/seed-table.sh $(O) $(KDIR)
+		KERNEL="$(KERNEL)" ARCH="$(SEED_ARCH)"
+	$(if $(SEED_DET_$(SEED_ARCH)),@$(MAKE) --no-print-directory $(SEED_DET_$(SEED_ARCH)))
+	@ARCH="$(SEED_ARCH)" SEED_KERNELS="$(SEED_KERNELS)" sh kernel/seed-table.sh $(O) $(KDIR)
 
 # The function-tracer question (seed 004; kernel/ftrace-table.sh, doc/
 # seed-table.md): stock against ftrace (stock + CONFIG_FUNCTION_TRACER,
@@ -622,10 +645,17 @@ kernels-check:
 # then one preempt pair of the patched kernel with its events on traced
 # instruction by instruction, which must add up to the measured minimum
 # (kernel/pair-trace.sh, about 1 min)
+#
+# ARCH=arm64 or riscv: the same assertions on that architecture's results
+# and kernels, the balance of the kernels of BALANCE_KERNELS that
+# SEED_KERNELS booted (with the static tracecost of $(O)-arm64 or
+# $(O)-riscv64), and no pair trace (kernel/pair-trace.sh steps x86-64 code).
 check-seed-table: seed-table
-	@sh tests/vm/seed-table.sh $(O) $(KDIR)
-	@ARCH=x86_64 sh tests/vm/balance.sh $(O) $(KDIR) $(BALANCE_KERNELS)
-	@sh kernel/pair-trace.sh $(O) $(KDIR)/preemptirq preempt on
+	@ARCH="$(SEED_ARCH)" SEED_KERNELS="$(SEED_KERNELS)" sh tests/vm/seed-table.sh $(O) $(KDIR)
+	$(if $(SEED_CROSS_$(SEED_ARCH)),@$(MAKE) --no-print-directory $(SEED_CROSS_$(SEED_ARCH)))
+	@ARCH=$(SEED_ARCH) sh tests/vm/balance.sh $(O) $(KDIR) $(filter $(SEED_KERNELS),$(BALANCE_KERNELS))
+	@case "$(SEED_ARCH)" in x86_64) sh kernel/pair-trace.sh $(O) $(KDIR)/preemptirq preempt on ;; \
+		*) echo "check-seed-table: pair-trace skipped on $(SEED_ARCH) (kernel/pair-trace.sh single-steps x86-64 code)" ;; esac
 
 # One timed sample of the kernel suite, instruction by instruction, per
 # function (kernel/pair-trace.sh: QEMU's gdbstub under -icount), checked

@@ -8,9 +8,34 @@
 # patched source, and compare each one's disassembly with relocations
 # (objdump -dr: every code section, instruction bytes and the symbols they
 # reference).
-# Usage: kernel/same-code.sh KERNEL_CACHE
+# ARCH=arm64 or riscv: that architecture's kernels (KERNEL_CACHE is then
+# the cache's arm64/ or riscv/ directory), its cross compiler and objdump,
+# and its own objects in place of x86-64's (the entry code our patches 3
+# and 4 change, process, smp, irq, the UART driver); kernel/entry/common.o
+# is x86-64's only (the generic entry code, which 6.1's arm64 and riscv do
+# not use).
+# Usage: [ARCH=...] kernel/same-code.sh KERNEL_CACHE
 #   (stock configured, preemptirq built: make kernels KERNELS="stock preemptirq")
 set -eu
+case "${ARCH:-x86_64}" in
+x86_64 | x86 | amd64)
+	karch=x86_64 cross=""
+	AOBJS="kernel/entry/common.o arch/x86/kernel/process.o arch/x86/kernel/smp.o arch/x86/mm/tlb.o
+drivers/tty/serial/8250/8250_port.o" ;;
+arm64 | aarch64)
+	karch=arm64 cross=aarch64-linux-gnu-
+	AOBJS="arch/arm64/kernel/entry-common.o arch/arm64/kernel/process.o arch/arm64/kernel/smp.o
+arch/arm64/kernel/irq.o arch/arm64/kernel/idle.o arch/arm64/kernel/traps.o arch/arm64/kernel/signal.o
+arch/arm64/mm/fault.o drivers/tty/serial/amba-pl011.o" ;;
+riscv | riscv64)
+	karch=riscv cross=riscv64-linux-gnu-
+	AOBJS="arch/riscv/kernel/entry.o arch/riscv/kernel/process.o arch/riscv/kernel/smp.o
+arch/riscv/kernel/irq.o arch/riscv/kernel/traps.o arch/riscv/kernel/signal.o arch/riscv/mm/fault.o
+drivers/tty/serial/8250/8250_port.o" ;;
+*)
+	echo "same-code: ARCH=$ARCH is not x86_64, arm64 (aarch64) or riscv (riscv64)" >&2
+	exit 2 ;;
+esac
 KC=$(readlink -f "$1")
 die() { echo "same-code: $*" >&2; exit 1; }
 stock=$(readlink -f "$KC/stock")
@@ -25,9 +50,8 @@ patched=$(srcof "$patched_build")
 OBJS="kernel/sched/core.o kernel/sched/fair.o kernel/softirq.o kernel/fork.o kernel/exit.o
 kernel/locking/spinlock.o kernel/locking/mutex.o kernel/time/timer.o kernel/time/hrtimer.o
 kernel/rcu/tree.o kernel/irq/manage.o kernel/smp.o kernel/trace/ring_buffer.o kernel/trace/trace.o
-kernel/entry/common.o kernel/sched/build_policy.o kernel/context_tracking.o
-mm/slub.o mm/page_alloc.o mm/memory.o fs/namei.o fs/read_write.o arch/x86/kernel/process.o
-arch/x86/kernel/smp.o arch/x86/mm/tlb.o drivers/tty/serial/8250/8250_port.o"
+kernel/sched/build_policy.o kernel/context_tracking.o
+mm/slub.o mm/page_alloc.o mm/memory.o fs/namei.o fs/read_write.o $AOBJS"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -36,18 +60,18 @@ syms() { grep '^CONFIG_' "$1" | sort; }
 objs() {
 	mkdir -p "$2"
 	cp "$stock/.config" "$2/.config"
-	make -s -C "$1" O="$2" olddefconfig >/dev/null
+	make -s -C "$1" O="$2" ARCH=$karch CROSS_COMPILE=$cross olddefconfig >/dev/null
 	syms "$stock/.config" >"$2.want"
 	syms "$2/.config" >"$2.got"
 	cmp -s "$2.want" "$2.got" ||
 		die "$1 changes the stock .config: $(diff "$2.want" "$2.got" | grep '^[<>]' | head -3 | tr '\n' ' ')"
 	# shellcheck disable=SC2086
-	nice make -s -C "$1" O="$2" -j"${JOBS:-$(nproc)}" $OBJS >"$2.log" 2>&1 ||
+	nice make -s -C "$1" O="$2" ARCH=$karch CROSS_COMPILE=$cross -j"${JOBS:-$(nproc)}" $OBJS >"$2.log" 2>&1 ||
 		{ tail -20 "$2.log"; die "objects do not build from $1"; }
 }
 objs "$pristine" "$tmp/a"
 objs "$patched" "$tmp/b"
-dis() { objdump -dr "$1" | tail -n +4; }
+dis() { "${cross}objdump" -dr "$1" | tail -n +4; }
 bad=0
 n=0
 for o in $OBJS; do

@@ -16,13 +16,24 @@
 # SEED_KERNELS (default "stock irqsoff preemptirq lockdep"; stock and
 # preemptirq at least) boots fewer: the tables then have those columns only
 # (make seed-table KERNEL=6.12 SEED_KERNELS="stock preemptirq").
-# Usage: kernel/seed-table.sh BUILD_DIR KERNEL_CACHE
+# ARCH (default x86_64; arm64 or aarch64, riscv or riscv64) boots that
+# architecture's kernels, KERNEL_CACHE/arm64/NAME or KERNEL_CACHE/riscv/NAME
+# (make kernels ARCH=...), with tracecost vm --arch, which packs the static
+# tracecost of BUILD_DIR-arm64-pmc/ or BUILD_DIR-riscv64-instret/ (the
+# sampler on the counter that counts instructions there: PMCCNTR_EL0,
+# instret); results in BUILD_DIR/seed-table-arm64/ or -riscv/.
+# Usage: [ARCH=...] kernel/seed-table.sh BUILD_DIR KERNEL_CACHE
 #   (KERNEL_CACHE holds the kernels by NAME: $KERNEL_CACHE/6.12 for 6.12's)
 set -eu
+table=seed-table
+# shellcheck source=kernel/vm/boot-lib.sh
+. "$(dirname "$0")/vm/boot-lib.sh"
+seed_arch
 O=$(readlink -f "$1")
-KC=$(readlink -f "$2")
+KC=$(readlink -f "$2")$sub
 tc=$O/tracecost
-out=$O/seed-table
+static=$O$static
+out=$O/seed-table$suffix
 die() { echo "seed-table: $*" >&2; exit 1; }
 KERNELS=${SEED_KERNELS:-stock irqsoff preemptirq lockdep}
 has() { case " $KERNELS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
@@ -36,7 +47,7 @@ for k in $KERNELS; do
 	*) echo "seed-table: SEED_KERNELS: '$k' is not stock, irqsoff, preemptirq or lockdep" >&2; exit 2 ;;
 	esac
 done
-[ -x "$tc" ] && [ -x "$O/tracecost-static" ] || die "build $tc and $O/tracecost-static first"
+[ -x "$tc" ] && [ -x "$static" ] || die "build $tc and $static first"
 mkdir -p "$out"
 rm -f "$out"/*.json "$out"/*.txt "$out"/*.console
 
@@ -47,9 +58,6 @@ SSUITE="--profiles none --repeat 1 --workloads getpid,pipe,ctxsw,fs,hackbench --
 	--round-trips 200 --ring-trips 50 --procs 2 --files 20 --sizes 0 --groups 1 --fds 2
 	--loops 20 --ipc pipe"
 
-table=seed-table
-# shellcheck source=kernel/vm/boot-lib.sh
-. "$(dirname "$0")/vm/boot-lib.sh"
 # shellcheck disable=SC2086
 kernels_present $KERNELS
 
@@ -67,6 +75,7 @@ for k in $KERNELS; do
 done
 
 r=$out
+where=${sub:+ ($karch)}
 # the columns of the kernels booted, in the tables' order
 pairs="$r/stock-kernel-1.json:stock"
 has irqsoff && pairs="$pairs $r/irqsoff-kernel-1.json:irqsoff $r/irqsoff-kernel-1.json:irqsoff+"
@@ -79,20 +88,20 @@ for k in stock irqsoff preemptirq lockdep; do
 	vmlinux="$vmlinux $KC/$k/vmlinux"
 done
 echo
-echo "== Kernel pairs: instructions per pair (QEMU -icount, medians of 2000 samples) =="
+echo "== Kernel pairs$where: instructions per pair (QEMU -icount, medians of 2000 samples) =="
 # shellcheck disable=SC2086
 "$tc" compare --unit ticks --metrics median,min,max $pairs
 echo
-echo "== System workloads: ns under -icount = instructions (events/preemptirq off) =="
+echo "== System workloads$where: ns under -icount = instructions (events/preemptirq off) =="
 # shellcheck disable=SC2086
 "$tc" compare --metrics median $sys $labels
 if has lockdep; then
 	echo
-	echo "== lockdep against stock: hackbench (the messaging workload) =="
+	echo "== lockdep against stock$where: hackbench (the messaging workload) =="
 	"$tc" compare --metrics median "$r/stock-system.json" "$r/lockdep-system.json" \
 		--label stock --label lockdep | awk '/^hackbench/ { on = 1 } on { print } on && /^> slower/ { exit }'
 fi
 echo
-echo "== vmlinux size =="
+echo "== vmlinux size$where =="
 # shellcheck disable=SC2086
 "$tc" size $vmlinux $labels

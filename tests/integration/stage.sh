@@ -126,4 +126,43 @@ check "kernel build progress: another architecture's build, counted against its 
 sh "$top/scripts/kbuild-progress.sh" kc sh -c "exit 7" >/dev/null 2>&1
 check "kernel build progress: the build's exit status" '[ $? -eq 7 ]'
 
+# make seed-table ARCH=... (x86_64, arm64 or riscv) refuses any other
+# architecture in one line with exit 2, before any work: make itself (make
+# -n, so that nothing would run were the check missing), then each script
+# the targets run, given stand-ins for the binaries they look for
+for t in seed-table check-seed-table; do
+	make -n --no-print-directory -C "$top" $t ARCH=sparc O="$tmp/o" >mk.txt 2>&1
+	rc=$?
+	check "make $t ARCH=sparc: one line, exit 2" \
+		'[ $rc -eq 2 ] && [ $(wc -l <mk.txt) -eq 1 ] &&
+		 grep -q "seed-table: ARCH=sparc is not x86_64, arm64 (aarch64) or riscv (riscv64)" mk.txt ||
+		 { head -3 mk.txt | sed "s/^/# /"; false; }'
+done
+mkdir -p o o-arm64-pmc kc/arm64 kc/sparc
+printf '#!/bin/sh\nexit 0\n' >o/tracecost
+cp o/tracecost o/tracecost-static
+cp o/tracecost o-arm64-pmc/tracecost-static
+chmod +x o/tracecost o/tracecost-static o-arm64-pmc/tracecost-static
+for s in kernel/seed-table.sh tests/vm/seed-table.sh kernel/same-code.sh; do
+	case $s in kernel/same-code.sh) set -- kc ;; *) set -- o kc ;; esac
+	ARCH=sparc sh "$top/$s" "$@" >sc.txt 2>&1
+	rc=$?
+	check "ARCH=sparc $s: one line, exit 2, no results" \
+		'[ $rc -eq 2 ] && [ $(wc -l <sc.txt) -eq 1 ] && grep -q "ARCH=sparc is not x86_64" sc.txt &&
+		 [ -z "$(ls o | grep seed-table)" ] || { head -3 sc.txt | sed "s/^/# /"; false; }'
+done
+# a known ARCH gets past the check and the static tracecost's: its kernels
+# are looked for where make kernels puts them (KERNEL_CACHE/NAME for
+# x86-64, KERNEL_CACHE/arm64/NAME/arch/arm64/boot/Image for arm64)
+env -u ARCH SEED_KERNELS="stock preemptirq" sh "$top/kernel/seed-table.sh" o kc >x86.txt 2>&1
+rc=$?
+check "kernel/seed-table.sh (x86-64): looks for KERNEL_CACHE/stock/arch/x86/boot/bzImage" \
+	'[ $rc -eq 1 ] && grep -q "kc/stock/arch/x86/boot/bzImage is missing (make kernels KERNELS=stock)" x86.txt ||
+	 { head -3 x86.txt | sed "s/^/# /"; false; }'
+ARCH=aarch64 SEED_KERNELS="stock preemptirq" sh "$top/kernel/seed-table.sh" o kc >a64.txt 2>&1
+rc=$?
+check "ARCH=aarch64 kernel/seed-table.sh: looks for KERNEL_CACHE/arm64/stock/arch/arm64/boot/Image" \
+	'[ $rc -eq 1 ] && grep -q "kc/arm64/stock/arch/arm64/boot/Image is missing (make kernels ARCH=arm64 KERNELS=stock)" a64.txt ||
+	 { head -3 a64.txt | sed "s/^/# /"; false; }'
+
 summary stage

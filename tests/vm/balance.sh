@@ -20,7 +20,12 @@ O=$(readlink -f "$1")
 kc=$(readlink -f "$2")
 shift 2
 top=$(cd "$(dirname "$0")/../.." && pwd)
-vm=$O/vm-balance
+# its own directory per architecture (x86-64: vm-balance), so that two
+# architectures' checks can run at once
+case "${ARCH:-x86_64}" in
+x86_64 | x86 | amd64) vm=$O/vm-balance ;;
+*) vm=$O/vm-balance-${ARCH} ;;
+esac
 vm_name=balance
 mkdir -p "$vm"
 . "$top/tests/vm/lib.sh"

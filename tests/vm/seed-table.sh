@@ -5,9 +5,11 @@
 # BUILD_DIR/seed-table/ (kernel/seed-table.sh). Counts are instructions
 # (QEMU -icount shift=0), so they are compared exactly, never as times:
 #   - every kernel's two boots give identical medians, min and max of every
-#     pair and column (the deterministic mode);
+#     pair and column (the deterministic mode; arm64 and riscv: medians,
+#     a min or max that differs is a skip, below);
 #   - the seed's shape claims, per pair (irq, preempt, irq_save):
-#       preemptirq <= stock + 2 (at most one NOP per site: a pair has two),
+#       preemptirq <= stock + 2 (at most one NOP per site: a pair has two;
+#       riscv + 4, below),
 #       irqsoff > preemptirq (the out-of-line hooks cost when idle),
 #       irqsoff+ >= irqsoff + 100 and preemptirq+ >= preemptirq + 100
 #       (an enabled event costs far more than any idle hook);
@@ -15,13 +17,24 @@
 #   - every system workload gave a figure on every kernel;
 #   - the patched kernel's vmlinux has more text than stock's (the NOPs);
 #   - with both options off the series changes no code (kernel/same-code.sh).
-# Usage: tests/vm/seed-table.sh BUILD_DIR KERNEL_CACHE
+# ARCH=arm64 or riscv (kernel/seed-table.sh's): the same assertions on
+# BUILD_DIR/seed-table-arm64/ or -riscv/ and KERNEL_CACHE/arm64/ or riscv/
+# (vmlinux text with the cross binutils' size, same-code.sh with ARCH).
+# SEED_KERNELS (kernel/seed-table.sh's): the kernels not booted are skipped,
+# with the claims that need their columns.
+# Usage: [ARCH=...] [SEED_KERNELS=...] tests/vm/seed-table.sh BUILD_DIR KERNEL_CACHE
 set -u
+table=check-seed-table
+# shellcheck source=kernel/vm/boot-lib.sh
+. "$(dirname "$(readlink -f "$0")")/../../kernel/vm/boot-lib.sh"
+seed_arch
 O=$(readlink -f "$1")
-KC=$(readlink -f "$2")
-r=$O/seed-table
+KC=$(readlink -f "$2")$sub
+r=$O/seed-table$suffix
 # shellcheck source=tests/lib.sh
 . "$(dirname "$(readlink -f "$0")")/../lib.sh"
+KERNELS=${SEED_KERNELS:-stock irqsoff preemptirq lockdep}
+has() { case " $KERNELS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
 # med FILE PAIR CONFIG [STAT]
 med() {
@@ -29,20 +42,50 @@ med() {
 		'.kernel.pairs[] | select(.name == $p) | .cells[] | select(.configuration == $c) |
 		 .stats[$s]' "$1" 2>/dev/null
 }
-stats() { # every pair x column: name, median, min, max
-	jq -c '[.kernel.pairs[] | .name as $p | .cells[] |
-		[$p, .configuration, .stats.median, .stats.min, .stats.max]]' "$1" 2>/dev/null
+# stats ALL FILE: every pair x column: name, median (and min and max if ALL
+# is true)
+stats() {
+	jq -c --argjson m "$1" '[.kernel.pairs[] | .name as $p | .cells[] |
+		[$p, .configuration, .stats.median] + (if $m then [.stats.min, .stats.max] else [] end)]' \
+		"$2" 2>/dev/null
 }
 
+# x86-64: median, min and max identical on both boots. arm64 and riscv: the
+# medians; a min or max that differs is printed as a skip with both values.
+# Their guests' clocks drift apart between two boots (the console's
+# timestamps differ from some point of the boot or of /init on; x86-64's
+# never do here; cause not found, doc/seed-table.md, "AArch64 and RISC-V"),
+# so a sample that holds an interrupt may hold different work, and riscv's
+# irqsoff hooks cost what return_address() finds on the stack (it scans the
+# stack, without frame pointers)
+exact=false
+[ -z "$sub" ] && exact=true
 for k in stock irqsoff preemptirq lockdep; do
-	a=$(stats "$r/$k-kernel-1.json")
-	b=$(stats "$r/$k-kernel-2.json")
+	has $k || { skip "$k: not booted (SEED_KERNELS='$KERNELS')"; continue; }
+	a=$(stats $exact "$r/$k-kernel-1.json")
+	b=$(stats $exact "$r/$k-kernel-2.json")
 	if [ -n "$a" ] && [ "$a" = "$b" ]; then
 		ok "$k: two boots give identical counts $a"
 	else
 		not_ok "$k: counts differ between boots: '$a' vs '$b'"
 	fi
+	[ "$exact" = true ] && continue
+	a=$(stats true "$r/$k-kernel-1.json")
+	b=$(stats true "$r/$k-kernel-2.json")
+	if [ "$a" = "$b" ]; then
+		ok "$k: the minima and maxima too"
+	else
+		skip "$k: a minimum or maximum differs between boots ($karch), [pair, column, min, max] per boot: $(
+			jq -nc --argjson a "$a" --argjson b "$b" \
+				'[range($a | length) | select($a[.] != $b[.]) | [$a[.][0], $a[.][1], $a[.][3:5], $b[.][3:5]]]')"
+	fi
 done
+
+# one NOP per site, a pair has two; riscv's 4-byte NOP is aligned to 4 bytes
+# (.align 2 in arch_static_branch()), which with compressed instructions may
+# put a c.nop before it: at most two instructions per site there
+nops=2 why=""
+[ "$karch" = riscv ] && nops=4 why=" (riscv: a NOP and at most one c.nop of alignment per site)"
 
 for p in irq preempt irq_save; do
 	s=$(med "$r/stock-kernel-1.json" $p stock)
@@ -62,13 +105,18 @@ for p in irq preempt irq_save; do
 		fi
 	}
 	plus() { [ -n "$1" ] && echo $(($1 + $2)); }
-	claim "preemptirq <= stock + 2" "$t" "$(plus "$s" 2)"
-	claim "irqsoff > preemptirq when off" "$(plus "$t" 1)" "$i"
-	claim "irqsoff+ >= irqsoff + 100" "$(plus "$i" 100)" "$ip"
+	claim "preemptirq <= stock + $nops$why" "$t" "$(plus "$s" $nops)"
+	if has irqsoff; then
+		claim "irqsoff > preemptirq when off" "$(plus "$t" 1)" "$i"
+		claim "irqsoff+ >= irqsoff + 100" "$(plus "$i" 100)" "$ip"
+	else
+		skip "$p: irqsoff > preemptirq, irqsoff+ >= irqsoff + 100: irqsoff not booted"
+	fi
 	claim "preemptirq+ >= preemptirq + 100" "$(plus "$t" 100)" "$tp"
 done
 
 for k in irqsoff preemptirq; do
+	has $k || continue
 	f=$r/$k-kernel-1.json
 	if jq -e '.kernel.events | test("preemptirq:")' "$f" >/dev/null 2>&1 &&
 		jq -e '[.kernel.configurations[] | select(.tracepoints) | .events_recorded > 0] | all' "$f" >/dev/null 2>&1 &&
@@ -80,6 +128,7 @@ for k in irqsoff preemptirq; do
 done
 
 for k in stock irqsoff preemptirq lockdep; do
+	has $k || continue
 	f=$r/$k-system.json
 	n=$(jq '[.. | objects | select(has("median")) | .median | select(type == "number" and . > 0)] | length' "$f" 2>/dev/null)
 	[ "${n:-0}" -ge 6 ] && ok "$k: system suite gave $n figures" ||
@@ -87,7 +136,7 @@ for k in stock irqsoff preemptirq lockdep; do
 done
 
 # text as binutils size -B counts it (executable and read-only sections)
-text() { size -B "$1" 2>/dev/null | awk 'NR == 2 { print $1 }'; }
+text() { "${cross}size" -B "$1" 2>/dev/null | awk 'NR == 2 { print $1 }'; }
 st=$(text "$KC/stock/vmlinux")
 pt=$(text "$KC/preemptirq/vmlinux")
 if [ -n "$st" ] && [ -n "$pt" ] && [ "$pt" -gt "$st" ]; then
@@ -97,10 +146,11 @@ else
 fi
 
 # default configuration unchanged by the series (kernel/same-code.sh)
-if sh "$(dirname "$0")/../../kernel/same-code.sh" "$KC" >"$r/same-code.txt" 2>&1; then
+if ARCH=$karch sh "$(dirname "$0")/../../kernel/same-code.sh" "$KC" >"$r/same-code.txt" 2>&1; then
 	ok "$(tail -1 "$r/same-code.txt")"
 else
 	not_ok "options off, code changed: $(tail -3 "$r/same-code.txt" | tr '\n' ' ')"
 fi
 
-summary check-seed-table
+# shellcheck disable=SC2046
+summary "check-seed-table${sub:+-$karch}" $([ "$skipped" -gt 0 ] && echo skipped)
