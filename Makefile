@@ -706,10 +706,19 @@ build-test:
 
 # Per-site cost of the preempt/irq toggles and the whole-vmlinux growth they
 # add up to (kernel/site-cost.sh; doc/seed-table.md): stock and preemptirq.
+# ARCH=arm64 (aarch64) or riscv (riscv64), as for seed-table: the per-site
+# table of that architecture's kernels ($(KDIR)/arm64/, $(KDIR)/riscv/; the
+# whole-vmlinux part is x86-64's only). Any other ARCH stops make before any
+# work.
+ifneq ($(filter site-cost,$(MAKECMDGOALS)),)
+ifeq ($(SEED_ARCH),)
+$(error site-cost: ARCH=$(ARCH) is not x86_64, arm64 (aarch64) or riscv (riscv64))
+endif
+endif
 site-cost: deps-kernel
 	@$(MAKE) --no-print-directory kernels KERNELS="stock preemptirq" KERNEL_CACHE="$(KERNEL_CACHE)" \
-		KERNEL="$(KERNEL)"
-	@sh kernel/site-cost.sh $(KDIR) stock preemptirq
+		KERNEL="$(KERNEL)" ARCH="$(SEED_ARCH)"
+	@ARCH="$(SEED_ARCH)" sh kernel/site-cost.sh $(KDIR) stock preemptirq
 
 # The whole kernel unchanged by the series with its options off
 # (kernel/same-image.sh, doc/seed-table.md): for each kernel of

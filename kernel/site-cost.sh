@@ -4,23 +4,40 @@
 # What one preempt/irq toggle site costs in bytes and instructions, and
 # whether the sites add up to the growth of the whole vmlinux (x86-64).
 #
-#   kernel/site-cost.sh KERNEL_CACHE [STOCK [PATCHED]]    (stock preemptirq)
+#   [ARCH=...] kernel/site-cost.sh KERNEL_CACHE [STOCK [PATCHED]]
+#                                                   (stock preemptirq)
+#
+# ARCH (default x86_64; arm64 or aarch64, riscv or riscv64; the mapping of
+# kernel/vm/boot-lib.sh's seed_arch): that architecture's kernels,
+# KERNEL_CACHE/arm64/NAME or KERNEL_CACHE/riscv/NAME (make kernels
+# ARCH=...), the module cross-built against them and read with the cross
+# binutils (aarch64-linux-gnu-, riscv64-linux-gnu-). Any other ARCH: one
+# line, exit 2, before any work.
 #
 # 1. Per site: kernel/site-cost/tc_sites.c (one toggle per function, between
 #    two calls of tc_site_mark()) is built as a module against both kernel
 #    trees; for each toggle it prints
 #      - the fall-through path: the instructions and bytes between the two
-#        calls, conditional jumps not taken, unconditional jumps followed
-#        (the path a site runs while the events are off);
+#        calls (the path a site runs while the events are off):
+#        unconditional jumps followed, conditional branches not taken
+#        unless the not-taken side calls a function before the second
+#        mark (arm64's preempt_enable() takes its cbnz over the
+#        preempt_schedule call; on x86-64 no path needs that);
 #      - out-of-line bytes: the function's size (nm -S) minus the bytes of
 #        its path from the entry through the return that path reaches
 #        (what the compiler placed after the return: the tracing block, and
 #        stock's own preempt_schedule call);
 #      - jump-table entries and bytes: relocations of __jump_table that
-#        point into the function, 16 bytes each on x86-64 (code and target
-#        as 32-bit offsets, the key as a 64-bit offset: JUMP_TABLE_ENTRY in
-#        arch/x86/include/asm/jump_label.h).
-# 2. In the whole PATCHED vmlinux: every __jump_table entry whose key is one
+#        point into the function; the entry's size is read from the
+#        tree's arch/ARCH/include/asm/jump_label.h (16 bytes on x86-64,
+#        arm64 and riscv64 in 6.1: code and target as 32-bit offsets, the
+#        key as a 64-bit offset).
+#    The branch, call and return mnemonics are each architecture's (x86-64
+#    jmp/jcc/call/ret; arm64 b, b.cond, cbz/cbnz, tbz/tbnz, bl/blr, br,
+#    ret; riscv j, beq/bne/.../beqz/bnez, jal/jalr/call, jr, ret); a riscv
+#    call in a module is auipc + jalr, its relocation on the auipc.
+# 2. (x86-64 only: it classifies sites by x86 neighbours) in the whole
+#    PATCHED vmlinux: every __jump_table entry whose key is one
 #    of the four preemptirq tracepoints, its site classified by the key and
 #    its neighbour (local_irq_disable() is NOP; cli, local_irq_save() cli;
 #    NOP, local_irq_enable() NOP; sti, local_irq_restore() NOP; test), the
@@ -29,17 +46,45 @@
 #    per kind; then text and data growth against STOCK (size -B) beside
 #    those sums and the new functions' sizes. The remainder is what the
 #    sites changed elsewhere (inlining and layout decisions).
-# Needs both trees built (make kernels KERNELS="stock preemptirq").
+# Needs both trees built (make kernels [ARCH=...] KERNELS="stock preemptirq").
 set -eu
-KC=$(readlink -f "$1")
+table=site-cost
+# shellcheck source=kernel/vm/boot-lib.sh
+. "$(dirname "$0")/vm/boot-lib.sh"
+seed_arch
+KC=$(readlink -f "$1")$sub
 A=${2:-stock}
 B=${3:-preemptirq}
 top=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "site-cost: $*" >&2; exit 1; }
+case $karch in
+x86_64)	archname=x86-64 hdr=x86 callrel='^R_X86_64_(PLT32|PC32)$' jtrel=R_X86_64_PC32
+	RET='^ret' CALL='^call' JMP='^jmp' COND='^j' IND='^$' ;;
+arm64)	archname=AArch64 hdr=arm64 callrel='^R_AARCH64_(CALL26|JUMP26)$' jtrel=R_AARCH64_PREL32
+	RET='^ret(aa|ab)?$' CALL='^blr?$' JMP='^b$' COND='^(b\.[a-z]+|cbn?z|tbn?z)$' IND='^br$' ;;
+riscv)	archname=riscv64 hdr=riscv callrel='^R_RISCV_CALL(_PLT)?$' jtrel=R_RISCV_ADD32
+	RET='^(c\.)?ret$' CALL='^(c\.)?(jal|jalr|call)$' JMP='^(c\.)?j$'
+	COND='^(c\.)?b(eq|ne|lt|ge|gt|le)(u|z)?$' IND='^(c\.)?jr$' ;;
+esac
+for t in objdump nm; do
+	command -v "${cross}$t" >/dev/null || die "${cross}$t is missing (binutils for $karch)"
+done
 for k in "$A" "$B"; do
 	[ -r "$KC/$k/vmlinux" ] && [ -r "$KC/$k/Module.symvers" ] ||
-		die "$KC/$k is not a built kernel tree (make kernels KERNELS=$k)"
+		die "$KC/$k is not a built kernel tree (make kernels ${sub:+ARCH=$karch }KERNELS=$k)"
 done
+# the size of one __jump_table entry: the first entry the tree's
+# jump_label.h emits, .long = 4 bytes per operand, .quad/_ASM_PTR/RISCV_PTR
+# = 8 (64-bit kernels)
+jl=$KC/$B/source/arch/$hdr/include/asm/jump_label.h
+[ -r "$jl" ] || jl=$KC/$B/arch/$hdr/include/asm/jump_label.h
+[ -r "$jl" ] || die "$KC/$B has no arch/$hdr/include/asm/jump_label.h (source link)"
+ES=$(awk '/__jump_table/ && !done { on = 1 }
+	on && /\.long/ { l = $0; sub(/^.*\.long/, "", l); n += 4 * (gsub(/,/, ",", l) + 1) }
+	on && /(\.quad|_ASM_PTR|RISCV_PTR)/ { n += 8 }
+	on && /popsection/ { on = 0; done = 1 }
+	END { print n + 0 }' "$jl")
+[ "$ES" -gt 0 ] || die "no __jump_table entry in $jl"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -49,13 +94,69 @@ HEX='function hex(s,  i, v) { v = 0; s = tolower(s); for (i = 1; i <= length(s);
 # fall-through path between the two tc_site_mark calls, and of the whole
 # path from the entry through its return
 site() {
-	awk -v fn="<$1>:" -v fsize="$2" "$HEX"'
+	awk -v fn="<$1>:" -v fsize="$2" -v callrel="$callrel" -v RET="$RET" -v CALL="$CALL" \
+		-v JMP="$JMP" -v COND="$COND" -v IND="$IND" "$HEX"'
+	# the target of a direct branch: the address before " <symbol>"
+	function tgt(i,  t) {
+		t = line[i]
+		if (t !~ / <[^>]*>$/) return ""
+		sub(/ <[^>]*>$/, "", t); sub(/^.*[ ,\t]/, "", t)
+		return t ~ /^[0-9a-f]+$/ ? hex(t) : ""
+	}
+	function cond(i) { return op[i] ~ COND && op[i] !~ JMP }
+	# from the entry (or a mark) on: jumps followed, conditional
+	# branches not taken, up to the next mark (stop) or the return
+	function lin(i, stop,  g, t) {
+		while (i < n && g++ < 1000) {
+			if (stop && (i in mark)) return i
+			main += len[i]
+			if (op[i] ~ RET) return -1
+			if (op[i] ~ JMP) {
+				t = tgt(i)
+				if (t != "" && (t in idx)) { i = idx[t]; continue }
+				return -1
+			}
+			i++
+		}
+		return -1
+	}
+	# past the mark call at i (riscv: auipc, then the jalr)
+	function skip(i) {
+		if (op[i] !~ CALL) { main += len[i]; i++ }
+		main += len[i]
+		return i + 1
+	}
+	# the site: from i to the second mark, calling nothing (unless calls);
+	# the fall-through side of a conditional branch first
+	function path(i, d, calls,  t, ok) {
+		if (d > 300 || i >= n || (i in busy)) return 0
+		if (i in mark) { m2 = i; return 1 }
+		if (op[i] ~ RET || op[i] ~ IND || (op[i] ~ CALL && !calls)) return 0
+		busy[i] = 1
+		if (op[i] ~ JMP) {
+			t = tgt(i)
+			ok = t != "" && (t in idx) && path(idx[t], d + 1, calls)
+		} else {
+			ok = path(i + 1, d + 1, calls)
+			if (!ok && cond(i)) {
+				t = tgt(i)
+				ok = t != "" && (t in idx) && path(idx[t], d + 1, calls)
+			}
+		}
+		delete busy[i]
+		if (ok) { insns++; bytes += len[i]; main += len[i] }
+		return ok
+	}
 	BEGIN { n = 0 }
-	$2 == fn { on = 1; next }
-	on && /^$/ { on = 0 }
+	/^[0-9a-f]+ <.*>:$/ {
+		# a function starts; riscv objects also label branch targets (.L)
+		if ($2 == fn) on = 1
+		else if ($2 !~ /^<\.L/) on = 0
+		next
+	}
 	on && $2 ~ /^R_/ {
 		# a relocation (objdump -dr): the call it belongs to is a mark
-		if ($3 ~ /^tc_site_mark[-+]/) mark[n - 1] = 1
+		if ($2 ~ callrel && $3 ~ /^tc_site_mark([-+]|$)/) mark[n - 1] = 1
 		next
 	}
 	on && /^ *[0-9a-f]+:/ {
@@ -66,22 +167,14 @@ site() {
 	END {
 		for (i = 0; i < n; i++)
 			len[i] = (i + 1 < n ? addr[i + 1] : first + fsize) - addr[i]
-		marks = 0; i = 0; guard = 0
-		while (i < n && guard++ < 1000) {
-			main += len[i]
-			if (op[i] ~ /^ret/)
-				break
-			if (op[i] ~ /^call/ && (i in mark)) {
-				marks++; i++; continue
-			}
-			if (marks == 1) { insns++; bytes += len[i] }
-			if (op[i] ~ /^jmp/) {
-				t = line[i]; sub(/^.*jmp[q]? +/, "", t); sub(/ .*/, "", t)
-				if ((hex(t) in idx)) { i = idx[hex(t)]; continue }
-				break
-			}
-			i++
+		i = lin(0, 1)
+		if (i < 0) { print "error: no call of tc_site_mark"; exit }
+		i = skip(i); s = main
+		if (!path(i, 0, 0)) {
+			main = s; insns = bytes = 0
+			if (!path(i, 0, 1)) { print "error: no path to the second tc_site_mark call"; exit }
 		}
+		lin(skip(m2), 0)
 		print insns + 0, bytes + 0, main + 0
 	}'
 }
@@ -89,22 +182,33 @@ site() {
 # sites TREE: per toggle "name insns bytes ool jt_entries" for the module
 # built against TREE
 sites() {
-	d=$tmp/$1
+	tree=$KC/$1 d=$tmp/$1
 	mkdir -p "$d"
 	cp "$top/kernel/site-cost/tc_sites.c" "$d/"
 	printf 'obj-m := tc_sites.o\nccflags-y := -fno-optimize-sibling-calls\n' >"$d/Kbuild"
-	make -s -C "$KC/$1" M="$d" modules >"$d/build.log" 2>&1 ||
+	make -s -C "$KC/$1" ${sub:+ARCH=$karch CROSS_COMPILE=$cross} M="$d" modules >"$d/build.log" 2>&1 ||
 		{ cat "$d/build.log" >&2; die "tc_sites.c does not build against $KC/$1"; }
 	o=$d/tc_sites.o
-	objdump -dr --no-show-raw-insn "$o" >"$d/dis"
-	objdump -r -j __jump_table "$o" 2>/dev/null |
-		awk "$HEX"'$2 ~ /R_X86_64_PC32/ && $3 ~ /^\.text\+/ && hex($1) % 16 == 0 {
-			v = $3; sub(/^\.text\+0x/, "", v); print hex(v) }' >"$d/jt"
+	"${cross}objdump" -dr --no-show-raw-insn "$o" >"$d/dis"
+	# an entry's code field: .text+OFFSET, or a label of the disassembly
+	# (riscv: R_RISCV_ADD32 .L1^B1 with R_RISCV_SUB32 .L0)
+	"${cross}objdump" -r -j __jump_table "$o" 2>/dev/null |
+		awk -v rel="$jtrel" -v es="$ES" "$HEX"'
+		NR == FNR { if ($0 ~ /^[0-9a-f]+ <.*>:$/) {
+				s = $2; sub(/^</, "", s); sub(/>:$/, "", s); sym[s] = hex($1) }
+			next }
+		$2 == rel && hex($1) % es == 0 {
+			v = $3; off = 0
+			if (v ~ /\+0x[0-9a-f]+$/) { off = v; sub(/^.*\+0x/, "", off); off = hex(off); sub(/\+0x[0-9a-f]+$/, "", v) }
+			if (v == ".text") print off
+			else if (v in sym) print sym[v] + off
+		}' "$d/dis" - >"$d/jt"
 	for s in preempt_disable preempt_enable irq_disable irq_enable irq_save irq_restore; do
 		fn=tc_site_$s
-		set -- $(nm -S "$o" | awk "$HEX"'$4 == "'"$fn"'" { print hex($1), hex($2) }')
+		set -- $("${cross}nm" -S "$o" | awk "$HEX"'$4 == "'"$fn"'" { print hex($1), hex($2) }')
 		start=$1 fsize=$2
 		set -- $(site "$fn" "$fsize" <"$d/dis")
+		[ $# -eq 3 ] || die "$fn ($tree): $*"
 		jt=$(awk -v s="$start" -v e="$((start + fsize))" '$1 >= s && $1 < e { n++ } END { print n + 0 }' "$d/jt")
 		echo "$s $1 $2 $((fsize - $3)) $jt"
 	done
@@ -112,17 +216,24 @@ sites() {
 
 sites "$A" >"$tmp/a.sites"
 sites "$B" >"$tmp/b.sites"
-echo "Per site (x86-64, $(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"/\1/p' "$KC/$B/.config")," \
+echo "Per site ($archname, $(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"/\1/p' "$KC/$B/.config")," \
 	"$(grep -q '^CONFIG_CC_OPTIMIZE_FOR_SIZE=y' "$KC/$B/.config" && echo -Os || echo -O2)):" \
-	"fall-through instructions / bytes, out-of-line bytes, jump-table entries x 16 bytes"
+	"fall-through instructions / bytes, out-of-line bytes, jump-table entries x $ES bytes"
 echo
 echo "| site | $A | $B | growth on the path | out-of-line $A -> $B | jump table |"
 echo "| --- | ---: | ---: | ---: | ---: | ---: |"
 paste -d' ' "$tmp/a.sites" "$tmp/b.sites" | while read -r s ai ab ao aj _ bi bb bo bj; do
 	printf '| %s | %s insns, %s B | %s insns, %s B | +%s insns, +%s B | %s -> %s B (+%s) | %s entries, %s B |\n' \
 		"$s" "$ai" "$ab" "$bi" "$bb" $((bi - ai)) $((bb - ab)) "$ao" "$bo" $((bo - ao)) \
-		$((bj - aj)) $(((bj - aj) * 16))
+		$((bj - aj)) $(((bj - aj) * ES))
 done
+
+if [ "$karch" != x86_64 ]; then
+	echo
+	echo "Whole vmlinux: not measured on $archname (the census classifies sites by their" \
+		"x86-64 neighbours, cli/sti/pushf/test, and walks x86-64 blocks)"
+	exit 0
+fi
 
 # 2. the whole vmlinux
 vb=$KC/$B/vmlinux
@@ -204,10 +315,10 @@ echo "Whole vmlinux ($B against $A): the jump-table entries of the four preempti
 echo
 echo "| site kind | sites | NOP bytes | out-of-line bytes | jump table bytes |"
 echo "| --- | ---: | ---: | ---: | ---: |"
-awk -F'|' '{ printf "| %s | %d | %d | %d | %d |\n", $1, $2, $3, $4, $2 * 16
+awk -F'|' '{ printf "| %s | %d | %d | %d | %d |\n", $1, $2, $3, $4, $2 * ES
 	s += $2; n += $3; o += $4 }
-	END { printf "| all | %d | %d | %d | %d |\n", s, n, o, s * 16 > "/dev/stderr"
-	      printf "| **all** | **%d** | **%d** | **%d** | **%d** |\n", s, n, o, s * 16 }' \
+	END { printf "| all | %d | %d | %d | %d |\n", s, n, o, s * ES > "/dev/stderr"
+	      printf "| **all** | **%d** | **%d** | **%d** | **%d** |\n", s, n, o, s * ES }' ES="$ES" \
 	"$tmp/census" 2>"$tmp/total"
 set -- $(sed 's/|/ /g' "$tmp/total")
 sites_n=$2 nop_b=$3 ool_b=$4 jt_b=$5
