@@ -167,23 +167,34 @@ static void slow_loop(uint64_t *out, unsigned int n, unsigned int batch)
 		out[i] = 100;
 }
 
+/* One column, @sub, whose every loop is @loop, on @cpu: ten blocks of samples. */
+static struct tc_sampler_config one_column(struct tc_subject *sub,
+					   const struct tc_subject *const *one, tc_loop_fn loop,
+					   const int *cpu)
+{
+	struct tc_sampler_config cfg = base(cpu, 1);
+	int p, k;
+
+	for (p = 0; p < TC_NR_USER_PAIRS; p++)
+		for (k = 0; k < TC_NR_LOOP_KINDS; k++)
+			sub->loop[p][k] = loop;
+	cfg.subjects = one;
+	cfg.nr_subjects = 1;
+	cfg.samples = 10ull * TC_SAMPLER_BLOCK;
+	return cfg;
+}
+
 static void test_stop_inside_block(void **state)
 {
 	static struct tc_subject slow = { .name = "slow", .id = "slow", .hooks = "none" };
 	static const struct tc_subject *const one[] = { &slow };
-	int cpu = 0, p, k;
-	struct tc_sampler_config cfg = base(&cpu, 1);
+	int cpu = 0;
+	struct tc_sampler_config cfg = one_column(&slow, one, slow_loop, &cpu);
 	struct tc_sampler_result res;
 
 	(void)state;
-	for (p = 0; p < TC_NR_USER_PAIRS; p++)
-		for (k = 0; k < TC_NR_LOOP_KINDS; k++)
-			slow.loop[p][k] = slow_loop;
 	slow_stop = 0;
 	slow_asked = 0;
-	cfg.subjects = one;
-	cfg.nr_subjects = 1;
-	cfg.samples = 10ull * TC_SAMPLER_BLOCK;
 	cfg.stop = &slow_stop;
 	assert_int_equal(tc_sampler_run(&cfg, &res), 0);
 	assert_true(res.interrupted);
@@ -235,18 +246,12 @@ static void test_stopping_before_join(void **state)
 {
 	static struct tc_subject held = { .name = "held", .id = "held", .hooks = "none" };
 	static const struct tc_subject *const one[] = { &held };
-	int cpu = 0, p, k;
-	struct tc_sampler_config cfg = base(&cpu, 1);
+	int cpu = 0;
+	struct tc_sampler_config cfg = one_column(&held, one, held_loop, &cpu);
 	struct tc_sampler_result res;
 
 	(void)state;
-	for (p = 0; p < TC_NR_USER_PAIRS; p++)
-		for (k = 0; k < TC_NR_LOOP_KINDS; k++)
-			held.loop[p][k] = held_loop;
 	held_caller = pthread_self();
-	cfg.subjects = one;
-	cfg.nr_subjects = 1;
-	cfg.samples = 10ull * TC_SAMPLER_BLOCK;
 	cfg.stop = &held_stop;
 	cfg.stopping = held_stopping;
 	cfg.stopping_arg = &held_caller;
