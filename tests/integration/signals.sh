@@ -287,14 +287,7 @@ in_session() {
 	ps -s "$1" -o stat=,pid= 2>/dev/null | awk '$1 !~ /^Z/ { print $2 }'
 }
 # instances: the tracecost-PID instances of tracefs now
-instances() {
-	unshare -m --propagation private sh -c '
-		t=$(awk "\$3 == \"tracefs\" { print \$2; exit }" /proc/mounts)
-		if [ -z "$t" ]; then
-			t=$TC_SNAP_MNT && mount -t tracefs nodev "$t" || exit 1
-		fi
-		ls "$t/instances"' | grep '^tracecost-[0-9]*$'
-}
+instances() { in_tracefs 'ls instances' | grep '^tracecost-[0-9]*$'; }
 # pct FILE P: the P-th percentile of FILE's numbers (nearest rank)
 pct() {
 	sort -n "$1" | awk -v p="$2" '{ v[NR] = $1 } END { r = int((p * NR + 99) / 100); if (r < 1) r = 1; print v[r] }'

@@ -14,14 +14,23 @@ mkdir -p "$TC_SNAP_MNT"
 STATE=/run/tracecost/state
 bg=""
 
-# snap: the settings, one file after another
-snap() {
+# in_tracefs SCRIPT [ARG...]: run the sh SCRIPT with ARGs as $1... inside
+# tracefs (mounted at TC_SNAP_MNT when nobody has it mounted), in a private
+# mount namespace
+in_tracefs() {
+	_script=$1
+	shift
 	unshare -m --propagation private sh -c '
 		t=$(awk "\$3 == \"tracefs\" { print \$2; exit }" /proc/mounts)
 		if [ -z "$t" ]; then
 			t=$TC_SNAP_MNT && mount -t tracefs nodev "$t" || exit 1
 		fi
 		cd "$t" || exit 1
+		'"$_script" sh "$@"
+}
+# snap: the settings, one file after another
+snap() {
+	in_tracefs '
 		for f in tracing_on current_tracer buffer_size_kb trace_clock \
 			 tracing_cpumask set_event set_event_pid trace_options; do
 			echo "== $f"; cat "$f"
@@ -36,23 +45,9 @@ snap() {
 	' 2>&1
 }
 # has_instance NAME: whether instance NAME exists now
-has_instance() {
-	unshare -m --propagation private sh -c '
-		t=$(awk "\$3 == \"tracefs\" { print \$2; exit }" /proc/mounts)
-		if [ -z "$t" ]; then
-			t=$TC_SNAP_MNT && mount -t tracefs nodev "$t" || exit 1
-		fi
-		[ -d "$t/instances/$1" ]' sh "$1"
-}
+has_instance() { in_tracefs '[ -d "instances/$1" ]' "$1"; }
 # uprobes_of GROUP: how many uprobe events of GROUP are defined now
-uprobes_of() {
-	unshare -m --propagation private sh -c '
-		t=$(awk "\$3 == \"tracefs\" { print \$2; exit }" /proc/mounts)
-		if [ -z "$t" ]; then
-			t=$TC_SNAP_MNT && mount -t tracefs nodev "$t" || exit 1
-		fi
-		grep -c "^[pr]:$1/" "$t/uprobe_events"' sh "$1"
-}
+uprobes_of() { in_tracefs 'grep -c "^[pr]:$1/" uprobe_events' "$1"; }
 # mounted: tracefs and debugfs mounts everyone sees
 mounted() { grep -E ' (tracefs|debugfs) ' /proc/mounts | sort; }
 # wait_instance NAME PID: wait up to 20 s for instance NAME while PID lives
