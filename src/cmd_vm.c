@@ -43,10 +43,16 @@
  * advances one per instruction under -icount shift=0; the module lets user
  * mode read it) and packs build-riscv64-instret/ (-DTC_CLOCK_INSTRET).
  *
- * --deterministic boots one CPU with -icount shift=0,align=off,sleep=off
- * and a fixed RTC: the guest's TSC and clocks advance by one tick (1 ns)
- * per retired instruction, so figures are instruction counts and every
- * boot of the same kernel and initramfs gives the same ones.
+ * --deterministic boots one CPU with -icount shift=0,align=off,sleep=off,
+ * a fixed RTC and -seed 1: the guest's TSC and clocks advance by one tick
+ * (1 ns) per retired instruction, so figures are instruction counts and
+ * every boot of the same kernel and initramfs gives the same ones. -seed
+ * fixes what QEMU draws from the host's random source for the guest: the
+ * virt boards (arm64, riscv64) put a fresh rng-seed (and arm64 a
+ * kaslr-seed) in the device tree's /chosen on every boot (QEMU 7.2
+ * hw/arm/virt.c, hw/riscv/virt.c), which seeds the guest kernel's random
+ * pool; without it two boots ran the same instructions up to the module's
+ * load and then drifted (doc/seed-table.md, "AArch64 and RISC-V").
  *
  * Everything the command creates lives in one directory under $TMPDIR (or
  * /tmp), removed on every exit path.
@@ -217,8 +223,9 @@ static void usage(void)
 	       "                     tracecost.ko against; its name labels the results\n"
 	       "  --module KO        take this tracecost.ko instead of building one\n"
 	       "  --smp N            virtual CPUs (default 1)\n"
-	       "  --deterministic    one CPU, -icount shift=0,align=off,sleep=off, fixed RTC:\n"
-	       "                     one tick per guest instruction, identical on every boot\n"
+	       "  --deterministic    one CPU, -icount shift=0,align=off,sleep=off, fixed RTC,\n"
+	       "                     -seed 1 (the guest's random seeds): one tick per guest\n"
+	       "                     instruction, identical on every boot\n"
 	       "  --append ARGS      more kernel command line\n"
 	       "  --name NAME        configuration name in the result (default: the base\n"
 	       "                     name of --build, else of --kernel)\n"
@@ -971,6 +978,8 @@ static int boot(const struct vm_opts *o, const char *qemu, const char *accel, co
 		qargv[a++] = "shift=0,align=off,sleep=off";
 		qargv[a++] = "-rtc";
 		qargv[a++] = "base=2024-01-01T00:00:00,clock=vm";
+		qargv[a++] = "-seed";
+		qargv[a++] = "1";
 	}
 	if (o->gdb_port) {
 		snprintf(gdb, sizeof(gdb), "tcp:127.0.0.1:%u", o->gdb_port);
