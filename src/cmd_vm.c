@@ -619,6 +619,19 @@ static void build_module(const struct vm_arch *arch, const char *top, const char
 	pathf(log, sizeof(log), "%s/kbuild.log", vm_dir);
 	pathf(arg_c, sizeof(arg_c), "-C%s", build);
 	pathf(arg_m, sizeof(arg_m), "M=%s", dir);
+	/*
+	 * The module is kbuild's own build against BUILD: nothing of a make
+	 * that runs us may reach it. A "make seed-table O=DIR" puts O=DIR in
+	 * MAKEFLAGS, which kbuild would take as its output directory (then
+	 * "include/config/auto.conf: No such file"); KBUILD_OUTPUT is the
+	 * same; ARCH and CROSS_COMPILE in the environment would pick another
+	 * architecture than BUILD's (foreign ones are passed below).
+	 */
+	for (const char *const *v = (const char *const[]){ "MAKEFLAGS", "MFLAGS", "MAKELEVEL",
+							    "MAKEOVERRIDES", "KBUILD_OUTPUT",
+							    "ARCH", "CROSS_COMPILE", NULL };
+	     *v; v++)
+		unsetenv(*v);
 	if (foreign(arch) && arch->kbuild_arch) {
 		snprintf(arg_a, sizeof(arg_a), "ARCH=%s", arch->kbuild_arch);
 		snprintf(arg_x, sizeof(arg_x), "CROSS_COMPILE=%s", arch->cross);
