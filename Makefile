@@ -579,14 +579,15 @@ check-vm-signals: deps-kernel
 # The preemptirq thread's tables from source (kernel/seed-table.sh, doc/
 # seed-table.md): the kernels stock, irqsoff, preemptirq (our patch series)
 # and lockdep, built by make kernels and booted by tracecost vm --deterministic.
-# KERNEL=6.12 SEED_KERNELS="stock preemptirq": the same tables on 6.12, for
-# the kernels named (stock and preemptirq at least). ARCH=arm64 (aarch64) or
+# KERNEL=6.12: the same tables on 6.12 (SEED_KERNELS="stock preemptirq":
+# for the kernels named, stock and preemptirq at least). ARCH=arm64 (aarch64) or
 # riscv (riscv64): that architecture's kernels ($(KDIR)/arm64/NAME,
 # $(KDIR)/riscv/NAME) booted by tracecost vm --arch, after the static
 # tracecost whose sampler reads the instruction-counting register
 # ($(O)-arm64-pmc, $(O)-riscv64-instret, as tracecost vm --deterministic
 # packs it); results in $(O)/seed-table-arm64/ or -riscv/ (x86-64:
-# $(O)/seed-table/). Any other ARCH stops make before any work.
+# $(O)/seed-table/), with -6.12 after it for KERNEL=6.12. Any other ARCH
+# stops make before any work.
 SEED_KERNELS	:= stock irqsoff preemptirq lockdep
 SEED_ARCH	= $(or $(if $(filter x86_64 x86 amd64,$(ARCH)),x86_64),$(if $(filter arm64 aarch64,$(ARCH)),arm64),$(if $(filter riscv riscv64,$(ARCH)),riscv))
 ifneq ($(filter seed-table check-seed-table,$(MAKECMDGOALS)),)
@@ -609,7 +610,7 @@ seed-table: deps-kernel
 	@$(MAKE) --no-print-directory kernels KERNELS="$(SEED_KERNELS)" KERNEL_CACHE="$(KERNEL_CACHE)" \
 		KERNEL="$(KERNEL)" ARCH="$(SEED_ARCH)"
 	$(if $(SEED_DET_$(SEED_ARCH)),@$(MAKE) --no-print-directory $(SEED_DET_$(SEED_ARCH)))
-	@ARCH="$(SEED_ARCH)" SEED_KERNELS="$(SEED_KERNELS)" sh kernel/seed-table.sh $(O) $(KDIR)
+	@ARCH="$(SEED_ARCH)" KERNEL="$(KERNEL)" SEED_KERNELS="$(SEED_KERNELS)" sh kernel/seed-table.sh $(O) $(KDIR)
 
 # The function-tracer question (seed 004; kernel/ftrace-table.sh, doc/
 # seed-table.md): stock against ftrace (stock + CONFIG_FUNCTION_TRACER,
@@ -631,11 +632,14 @@ check-ftrace-table: ftrace-table
 # between two builds instead of waiting for all. .ci/run starts this at low
 # priority beside make check, whose userspace stages leave most of the two
 # CPUs idle (tests that wait on threads, signals, QEMU and one another).
-CHECK_KERNELS	= debug arm64:stock $(SEED_KERNELS)
+# ARCH:NAME builds NAME for that architecture, KERNEL:NAME on that base
+# (6.12: make check-seed-table KERNEL=6.12, which .ci/run runs after 6.1's).
+CHECK_KERNELS	= debug arm64:stock $(SEED_KERNELS) $(addprefix 6.12:,$(SEED_KERNELS))
 kernels-check:
 	@for k in $(CHECK_KERNELS); do \
-		case $$k in arm64:*) a=arm64 k=$${k#arm64:} ;; *) a=x86_64 ;; esac; \
-		$(MAKE) --no-print-directory kernels ARCH=$$a KERNELS=$$k \
+		a=x86_64 v=6.1; \
+		case $$k in arm64:*) a=arm64 k=$${k#arm64:} ;; 6.12:*) v=6.12 k=$${k#6.12:} ;; esac; \
+		$(MAKE) --no-print-directory kernels ARCH=$$a KERNEL=$$v KERNELS=$$k \
 			KERNEL_CACHE="$(KERNEL_CACHE)" || exit; \
 	done
 
@@ -651,7 +655,7 @@ kernels-check:
 # SEED_KERNELS booted (with the static tracecost of $(O)-arm64 or
 # $(O)-riscv64), and no pair trace (kernel/pair-trace.sh steps x86-64 code).
 check-seed-table: seed-table
-	@ARCH="$(SEED_ARCH)" SEED_KERNELS="$(SEED_KERNELS)" sh tests/vm/seed-table.sh $(O) $(KDIR)
+	@ARCH="$(SEED_ARCH)" KERNEL="$(KERNEL)" SEED_KERNELS="$(SEED_KERNELS)" sh tests/vm/seed-table.sh $(O) $(KDIR)
 	$(if $(SEED_CROSS_$(SEED_ARCH)),@$(MAKE) --no-print-directory $(SEED_CROSS_$(SEED_ARCH)))
 	@ARCH=$(SEED_ARCH) sh tests/vm/balance.sh $(O) $(KDIR) $(filter $(SEED_KERNELS),$(BALANCE_KERNELS))
 	@case "$(SEED_ARCH)" in x86_64) sh kernel/pair-trace.sh $(O) $(KDIR)/preemptirq preempt on ;; \

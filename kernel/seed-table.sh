@@ -21,7 +21,8 @@
 # (make kernels ARCH=...), with tracecost vm --arch, which packs the static
 # tracecost of BUILD_DIR-arm64-pmc/ or BUILD_DIR-riscv64-instret/ (the
 # sampler on the counter that counts instructions there: PMCCNTR_EL0,
-# instret); results in BUILD_DIR/seed-table-arm64/ or -riscv/.
+# instret); results in BUILD_DIR/seed-table-arm64/ or -riscv/. KERNEL=6.12
+# (the kernels of KERNEL_CACHE/6.12): -6.12 after the directory's name.
 # Usage: [ARCH=...] kernel/seed-table.sh BUILD_DIR KERNEL_CACHE
 #   (KERNEL_CACHE holds the kernels by NAME: $KERNEL_CACHE/6.12 for 6.12's)
 set -eu

@@ -14,7 +14,9 @@
 #                               kbuild tree), sub (the kernels' directory
 #                               under a cache: "", /arm64, /riscv), cross
 #                               (the cross prefix of binutils), suffix ("",
-#                               -arm64, -riscv: the results' directory) and
+#                               -arm64, -riscv: the results' directory; then
+#                               -KERNEL for a KERNEL other than 6.1, so that
+#                               6.12's tables never overwrite 6.1's) and
 #                               static (where the tracecost-static that vm
 #                               --deterministic packs is, appended to the
 #                               build directory: /tracecost-static,
@@ -43,6 +45,10 @@ seed_arch() {
 	*)
 		echo "$table: ARCH=$ARCH is not x86_64, arm64 (aarch64) or riscv (riscv64)" >&2
 		exit 2 ;;
+	esac
+	case "${KERNEL:-6.1}" in
+	6.1) ;;
+	*) suffix=$suffix-$KERNEL ;;
 	esac
 }
 

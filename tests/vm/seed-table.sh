@@ -20,6 +20,8 @@
 # ARCH=arm64 or riscv (kernel/seed-table.sh's): the same assertions on
 # BUILD_DIR/seed-table-arm64/ or -riscv/ and KERNEL_CACHE/arm64/ or riscv/
 # (vmlinux text with the cross binutils' size, same-code.sh with ARCH).
+# KERNEL=6.12 (kernel/seed-table.sh's): BUILD_DIR/seed-table-6.12/ and the
+# kernels of KERNEL_CACHE/6.12/, the same assertions.
 # SEED_KERNELS (kernel/seed-table.sh's): the kernels not booted are skipped,
 # with the claims that need their columns.
 # Usage: [ARCH=...] [SEED_KERNELS=...] tests/vm/seed-table.sh BUILD_DIR KERNEL_CACHE
@@ -146,4 +148,4 @@ else
 fi
 
 # shellcheck disable=SC2046
-summary "check-seed-table${sub:+-$karch}" $([ "$skipped" -gt 0 ] && echo skipped)
+summary "check-seed-table$suffix" $([ "$skipped" -gt 0 ] && echo skipped)
