@@ -470,6 +470,7 @@ check-integration: $(TRACECOST) $(SECCOMP_DENY) $(EXEC_WINDOW) $(SIGTRIAL)
 	@sh tests/integration/newuser.sh $(TRACECOST) $(SECCOMP_DENY)
 	@sh tests/integration/peers.sh $(TRACECOST)
 	@sh tests/integration/stage.sh
+	@sh tests/integration/site-cost.sh
 	@sh tests/integration/signals.sh $(TRACECOST) $(EXEC_WINDOW) $(SIGTRIAL)
 
 # Issue 22's bound: a signal reaches a running tracecost run of every suite
