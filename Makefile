@@ -470,6 +470,7 @@ check-integration: $(TRACECOST) $(SECCOMP_DENY) $(EXEC_WINDOW) $(SIGTRIAL)
 	@sh tests/integration/newuser.sh $(TRACECOST) $(SECCOMP_DENY)
 	@sh tests/integration/peers.sh $(TRACECOST)
 	@sh tests/integration/stage.sh
+	@sh tests/integration/site-cost.sh
 	@sh tests/integration/signals.sh $(TRACECOST) $(EXEC_WINDOW) $(SIGTRIAL)
 
 # Issue 22's bound: a signal reaches a running tracecost run of every suite
@@ -711,8 +712,8 @@ build-test:
 # Per-site cost of the preempt/irq toggles and the whole-vmlinux growth they
 # add up to (kernel/site-cost.sh; doc/seed-table.md): stock and preemptirq.
 # ARCH=arm64 (aarch64) or riscv (riscv64), as for seed-table: the per-site
-# table of that architecture's kernels ($(KDIR)/arm64/, $(KDIR)/riscv/; the
-# whole-vmlinux part is x86-64's only). Any other ARCH stops make before any
+# table and the whole-vmlinux census of that architecture's kernels
+# ($(KDIR)/arm64/, $(KDIR)/riscv/). Any other ARCH stops make before any
 # work.
 ifneq ($(filter site-cost,$(MAKECMDGOALS)),)
 ifeq ($(SEED_ARCH),)

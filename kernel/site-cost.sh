@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # What one preempt/irq toggle site costs in bytes and instructions, and
-# whether the sites add up to the growth of the whole vmlinux (x86-64).
+# whether the sites add up to the growth of the whole vmlinux (x86-64,
+# arm64, riscv64).
 #
 #   [ARCH=...] kernel/site-cost.sh KERNEL_CACHE [STOCK [PATCHED]]
 #                                                   (stock preemptirq)
@@ -36,17 +37,23 @@
 #    jmp/jcc/call/ret; arm64 b, b.cond, cbz/cbnz, tbz/tbnz, bl/blr, br,
 #    ret; riscv j, beq/bne/.../beqz/bnez, jal/jalr/call, jr, ret); a riscv
 #    call in a module is auipc + jalr, its relocation on the auipc.
-# 2. (x86-64 only: it classifies sites by x86 neighbours) in the whole
-#    PATCHED vmlinux: every __jump_table entry whose key is one
-#    of the four preemptirq tracepoints, its site classified by the key and
-#    its neighbour (local_irq_disable() is NOP; cli, local_irq_save() cli;
-#    NOP, local_irq_enable() NOP; sti, local_irq_restore() NOP; test), the
-#    NOP's bytes and the bytes of its out-of-line block (from the entry's
-#    target up to and including the first unconditional jmp or ret), summed
-#    per kind; then text and data growth against STOCK (size -B) beside
-#    those sums and the new functions' sizes. The remainder is what the
-#    sites changed elsewhere (inlining and layout decisions).
+# 2. In the whole PATCHED vmlinux: every __jump_table entry whose key is
+#    one of the four preemptirq tracepoints, its site classified by the key
+#    and its neighbours (x86-64: local_irq_disable() is NOP; cli,
+#    local_irq_save() cli; NOP, local_irq_enable() NOP; sti,
+#    local_irq_restore() NOP; test; arm64 and riscv: the nearest DAIF or
+#    sstatus access, FLAG below), the NOP's bytes (riscv: with the c.nop
+#    that aligns it) and the bytes of its out-of-line block (from the
+#    entry's target up to and including the first unconditional jump or
+#    return), summed per kind; then the functions' growth against STOCK
+#    (nm -S) beside those sums and the new functions' sizes, and the growth
+#    of the section that holds __jump_table beside the entries. The
+#    remainder is what the sites changed elsewhere (inlining and layout).
 # Needs both trees built (make kernels [ARCH=...] KERNELS="stock preemptirq").
+# SITE_COST_CENSUS_ONLY=1: part 2 alone, from the two vmlinux files and the
+# tree's jump_label.h (no module build; tests/integration/site-cost.sh runs
+# it on small assembled images). SITE_COST_DEBUG=1: each preemptirq site,
+# its kind and its neighbours on stderr.
 set -eu
 table=site-cost
 # shellcheck source=kernel/vm/boot-lib.sh
@@ -66,11 +73,34 @@ riscv)	archname=riscv64 hdr=riscv callrel='^R_RISCV_CALL(_PLT)?$' jtrel=R_RISCV_
 	RET='^(c\.)?ret$' CALL='^(c\.)?(jal|jalr|call)$' JMP='^(c\.)?j$'
 	COND='^(c\.)?b(eq|ne|lt|ge|gt|le)(u|z)?$' IND='^(c\.)?jr$' ;;
 esac
-for t in objdump nm; do
+# the census (part 2): an irq site's kind is told by the nearest
+# instruction matching FLAG within W instructions of its NOP, each matched
+# as "mnemonic operands" (operands without blanks or comments): before it
+# SAVE (local_irq_save(): the flags read and masked, then the NOP); after
+# it DIS (local_irq_disable()), EN (local_irq_enable()) or RST
+# (local_irq_restore()); any other irq site is "(other)" (entry and idle
+# hooks, arm64's local_daif_*()). An out-of-line block ends at the first
+# instruction whose mnemonic matches END. x86-64: the neighbours themselves
+# (W=1, any instruction); arm64: DAIF writes (pseudo-NMI's alternative
+# keeps daifset/daifclr/daif in the image; its "mov x0, #0x60" and the
+# gic_nonsecure_priorities NOP sit between); riscv: sstatus CSR accesses.
+case $karch in
+x86_64)	FLAG='' PAD='' W=1 SAVE='^cli$' DIS='^cli$' EN='^sti$' RST='^test( |$)' END='^(jmp|ret)' ;;
+arm64)	FLAG='^((msr|mrs) .*daif|bl .*<arch_local_irq_[a-z]+>)' PAD='' W=4
+	SAVE='^(mrs [xw][0-9]+,daif|msr daifset,#0x3|bl .*<arch_local_irq_save>)$'
+	DIS='^(msr daifset,#0x3|bl .*<arch_local_irq_disable>)$'
+	EN='^(msr daifclr,#0x3|bl .*<arch_local_irq_enable>)$'
+	RST='^(msr daif,[xw][0-9]+|bl .*<arch_local_irq_restore>)$'
+	END='^(b|br|ret|retaa|retab|brk)$' ;;
+riscv)	FLAG='^csr[a-z]* .*sstatus' W=4 SAVE='^csrrci? [a-z0-9]+,sstatus,2$'
+	DIS='^csrci? sstatus,2$' EN='^csrsi? sstatus,2$' RST='^csrs sstatus,[a-z][a-z0-9]*$'
+	END='^(c\.)?(j|jr|ret|ebreak)$' PAD='^(c\.)?nop$' ;;
+esac
+for t in objdump nm size; do
 	command -v "${cross}$t" >/dev/null || die "${cross}$t is missing (binutils for $karch)"
 done
 for k in "$A" "$B"; do
-	[ -r "$KC/$k/vmlinux" ] && [ -r "$KC/$k/Module.symvers" ] ||
+	[ -r "$KC/$k/vmlinux" ] && { [ -n "${SITE_COST_CENSUS_ONLY:-}" ] || [ -r "$KC/$k/Module.symvers" ]; } ||
 		die "$KC/$k is not a built kernel tree (make kernels ${sub:+ARCH=$karch }KERNELS=$k)"
 done
 # the size of one __jump_table entry: the first entry the tree's
@@ -214,43 +244,41 @@ sites() {
 	done
 }
 
-sites "$A" >"$tmp/a.sites"
-sites "$B" >"$tmp/b.sites"
-echo "Per site ($archname, $(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"/\1/p' "$KC/$B/.config")," \
-	"$(grep -q '^CONFIG_CC_OPTIMIZE_FOR_SIZE=y' "$KC/$B/.config" && echo -Os || echo -O2)):" \
-	"fall-through instructions / bytes, out-of-line bytes, jump-table entries x $ES bytes"
-echo
-echo "| site | $A | $B | growth on the path | out-of-line $A -> $B | jump table |"
-echo "| --- | ---: | ---: | ---: | ---: | ---: |"
-paste -d' ' "$tmp/a.sites" "$tmp/b.sites" | while read -r s ai ab ao aj _ bi bb bo bj; do
-	printf '| %s | %s insns, %s B | %s insns, %s B | +%s insns, +%s B | %s -> %s B (+%s) | %s entries, %s B |\n' \
-		"$s" "$ai" "$ab" "$bi" "$bb" $((bi - ai)) $((bb - ab)) "$ao" "$bo" $((bo - ao)) \
-		$((bj - aj)) $(((bj - aj) * ES))
-done
-
-if [ "$karch" != x86_64 ]; then
+if [ -z "${SITE_COST_CENSUS_ONLY:-}" ]; then
+	sites "$A" >"$tmp/a.sites"
+	sites "$B" >"$tmp/b.sites"
+	echo "Per site ($archname, $(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"/\1/p' "$KC/$B/.config")," \
+		"$(grep -q '^CONFIG_CC_OPTIMIZE_FOR_SIZE=y' "$KC/$B/.config" && echo -Os || echo -O2)):" \
+		"fall-through instructions / bytes, out-of-line bytes, jump-table entries x $ES bytes"
 	echo
-	echo "Whole vmlinux: not measured on $archname (the census classifies sites by their" \
-		"x86-64 neighbours, cli/sti/pushf/test, and walks x86-64 blocks)"
-	exit 0
+	echo "| site | $A | $B | growth on the path | out-of-line $A -> $B | jump table |"
+	echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+	paste -d' ' "$tmp/a.sites" "$tmp/b.sites" | while read -r s ai ab ao aj _ bi bb bo bj; do
+		printf '| %s | %s insns, %s B | %s insns, %s B | +%s insns, +%s B | %s -> %s B (+%s) | %s entries, %s B |\n' \
+			"$s" "$ai" "$ab" "$bi" "$bb" $((bi - ai)) $((bb - ab)) "$ao" "$bo" $((bo - ao)) \
+			$((bj - aj)) $(((bj - aj) * ES))
+	done
 fi
 
 # 2. the whole vmlinux
 vb=$KC/$B/vmlinux
-nm "$vb" | awk '$3 ~ /^__tracepoint_(irq|preempt)_(disable|enable)$/ {
+"${cross}nm" "$vb" | awk '$3 ~ /^__tracepoint_(irq|preempt)_(disable|enable)$/ {
 	k = $3; sub(/^__tracepoint_/, "", k); print substr($1, 9), k }' >"$tmp/keys"
 [ "$(wc -l <"$tmp/keys")" -eq 4 ] || die "$vb lacks the four preemptirq tracepoints"
 # __jump_table lies inside another output section of vmlinux; addresses are
 # compared by their low 32 bits, as hex strings (mawk turns integers above
-# 2^31 - 1 into that value when it makes them strings)
-set -- $(nm "$vb" | awk '$3 == "__start___jump_table" { s = $1 } $3 == "__stop___jump_table" { e = $1 }
+# 2^31 - 1 into that value when it makes them strings): the kernel image
+# spans far less than 4 GiB of 0xffffffff8..., 0xffffffc0... (arm64) or
+# 0xffffffff80... (riscv)
+set -- $("${cross}nm" "$vb" | awk '$3 == "__start___jump_table" { s = $1 } $3 == "__stop___jump_table" { e = $1 }
 	END { print s, e }')
 [ $# -eq 2 ] || die "$vb has no __start___jump_table/__stop___jump_table"
-objdump -s --start-address=0x"$1" --stop-address=0x"$2" "$vb" | awk "$HEX"'
+jts=$1
+"${cross}objdump" -s --start-address=0x"$1" --stop-address=0x"$2" "$vb" | awk "$HEX"'
 	function le(w) { return hex(substr(w, 7, 2) substr(w, 5, 2) substr(w, 3, 2) substr(w, 1, 2)) }
 	# the static key sits 8 bytes into struct tracepoint (after .name)
 	NR == FNR { key[sprintf("%08x", hex($1) + 8)] = $2; next }
-	$1 ~ /^ffffffff[0-9a-f]+$/ && NF >= 5 {
+	length($1) == 16 && $1 ~ /^ffff[0-9a-f]+$/ && NF >= 5 {
 		a = hex(substr($1, 9)); M = 4294967296
 		code = (a + le($2)) % M; target = (a + 4 + le($3)) % M
 		k = (a + 8 + le($4)) % M; k -= k % 4
@@ -258,55 +286,89 @@ objdump -s --start-address=0x"$1" --stop-address=0x"$2" "$vb" | awk "$HEX"'
 		if (kh in key) printf "%08x %08x %s\n", code, target, key[kh]
 	}' "$tmp/keys" - >"$tmp/entries"
 [ -s "$tmp/entries" ] || die "no __jump_table entry of $vb has a preemptirq key"
-# every instruction of vmlinux as "address length mnemonic" (low 32 bits)
-objdump -d --no-show-raw-insn "$vb" | awk "$HEX"'
-	/^ *ffffffff[0-9a-f]+:/ {
+# every instruction of vmlinux as "address length mnemonic operands" (low
+# 32 bits; operands without blanks and comments, "-" if none; the <symbol>
+# objdump names a branch target by, "-" if none)
+"${cross}objdump" -d --no-show-raw-insn "$vb" | awk "$HEX"'
+	length($1) == 17 && $1 ~ /^ffff[0-9a-f]+:$/ {
 		a = hex(substr($1, 9, 8))
-		if (have) printf "%08x %d %s\n", pa, a - pa, pop
-		have = 1; pa = a; pop = $2
+		if (have) printf "%08x %d %s %s %s\n", pa, a - pa, pop, pops, psym
+		o = $0; sub(/^[^:]*:[ \t]+[^ \t]+/, "", o)
+		sub(/[ \t]+\/\/.*$/, "", o); sub(/[ \t]+#[ \t].*$/, "", o)
+		y = "-"
+		if (match(o, /[ \t]+<[^ \t>]*>$/)) { y = substr(o, RSTART, RLENGTH); o = substr(o, 1, RSTART - 1) }
+		gsub(/[ \t]/, "", o); gsub(/[ \t]/, "", y)
+		have = 1; pa = a; pop = $2; pops = o == "" ? "-" : o; psym = y
 	}' >"$tmp/insns"
-awk '
-	NR == FNR { key[$1] = $3; tkey[$2] = $1; n++; next }
-	{
-		if (classify != "") {
-			# what follows the NOP (and what precedes it) tells the toggle
-			kd = classify
-			if (kd == "irq_disable")
-				kd = (prevop == "cli" ? "local_irq_save" : ($3 == "cli" ? "local_irq_disable" : "irq_disable (other)"))
-			else if (kd == "irq_enable")
-				kd = ($3 == "sti" ? "local_irq_enable" : ($3 == "test" ? "local_irq_restore" : "irq_enable (other)"))
-			else
-				kd = (kd == "preempt_disable" ? "preempt_count_add" : "preempt_count_sub")
-			sites[kd]++; nop[kd] += nopl; kindof[site] = kd
-			classify = ""
+awk -v FLAG="$FLAG" -v W="$W" -v SAVE="$SAVE" -v DIS="$DIS" -v EN="$EN" -v RST="$RST" -v OEND="$END" -v JMP="$JMP" -v PAD="$PAD" '
+	# "mnemonic operands" of instruction i
+	function text(i) { return (ops[i] == "-" ? op[i] : op[i] " " ops[i]) (sym[i] == "-" ? "" : " " sym[i]) }
+	# the nearest instruction matching FLAG within W steps of d (-1, 1)
+	# (forward, an unconditional jump is followed: GCC places the code
+	# after a site anywhere)
+	function near(i, d,  j, t) {
+		for (j = 1; j <= W && i + d >= 0 && i + d < n; j++) {
+			i += d; t = text(i)
+			if (t ~ FLAG) return t
+			if (d > 0 && op[i] ~ JMP && (ops[i] ~ /^ffff[0-9a-f]+$/) && (substr(ops[i], 9) in at))
+				i = at[substr(ops[i], 9)] - 1
 		}
-		if (inool) {
-			oolb[oolkind] += $2
-			if ($3 ~ /^(jmp|ret)/) inool = 0
-		}
-		if ($1 in tkey && !inool && !($1 in seen)) {
-			seen[$1] = 1; c = tkey[$1]
-			oolkind = (c in kindof ? kindof[c] : key[c] " (block first)")
-			inool = 1; oolb[oolkind] += $2; oolsites[oolkind]++
-			if ($3 ~ /^(jmp|ret)/) inool = 0
-		}
-		if ($1 in key) { classify = key[$1]; site = $1; nopl = $2; prevop = lastop }
-		lastop = $3
+		return ""
 	}
+	NR == FNR { key[$1] = $3; tkey[$2] = $1; next }
+	{ ad[n] = $1; ln[n] = $2; op[n] = $3; ops[n] = $4; sym[n] = $5; at[$1] = n; n++ }
 	END {
+		for (i = 0; i < n; i++) {
+			a = ad[i]
+			if (inool) {
+				oolb[oolkind] += ln[i]
+				if (op[i] ~ OEND) inool = 0
+			}
+			if (a in tkey && !inool && !(a in seen)) {
+				seen[a] = 1; c = tkey[a]
+				oolkind = (c in kindof ? kindof[c] : key[c] " (block first)")
+				inool = 1; oolb[oolkind] += ln[i]; oolsites[oolkind]++
+				if (op[i] ~ OEND) inool = 0
+			}
+			if (a in key) {
+				# what precedes the NOP (and what follows it) tells the toggle
+				kd = key[a]
+				if (kd == "irq_disable")
+					kd = (near(i, -1) ~ SAVE ? "local_irq_save" : (near(i, 1) ~ DIS ? "local_irq_disable" : "irq_disable (other)"))
+				else if (kd == "irq_enable") {
+					t = near(i, 1)
+					kd = (t ~ EN ? "local_irq_enable" : (t ~ RST ? "local_irq_restore" : "irq_enable (other)"))
+				} else
+					kd = (kd == "preempt_disable" ? "preempt_count_add" : "preempt_count_sub")
+				# riscv: the 2-byte c.nop that aligns the NOP belongs to the site
+				sites[kd]++; nop[kd] += ln[i]; kindof[a] = kd
+				if (PAD != "" && i > 0 && op[i - 1] ~ PAD && ln[i - 1] == 2 && ln[i] == 4)
+					nop[kd] += 2
+				if (ENVIRON["SITE_COST_DEBUG"] != "")
+					printf "%s %s | %s %s | %s %s %s\n", a, kd, text(i - 2), text(i - 1),
+						text(i + 1), text(i + 2), text(i + 3) >"/dev/stderr"
+			}
+		}
 		for (k in sites) printf "%s|%d|%d|%d\n", k, sites[k], nop[k], oolb[k]
 		for (k in oolb) if (!(k in sites)) printf "%s|0|0|%d\n", k, oolb[k]
 	}' "$tmp/entries" "$tmp/insns" | sort >"$tmp/census"
 
 # bytes of the functions (nm -S, text symbols)
-funcs() { nm -S "$1" | awk "$HEX"'NF == 4 && $3 ~ /^[tT]$/ { s += hex($2) } END { printf "%d\n", s }'; }
+funcs() { "${cross}nm" -S "$1" | awk "$HEX"'NF == 4 && $3 ~ /^[tT]$/ { s += hex($2) } END { printf "%d\n", s }'; }
 # size of one output section (size -A)
-sect() { size -A "$1" | awk -v n="$2" '$1 == n { s = $2 } END { print s + 0 }'; }
-span() { nm "$1" | awk "$HEX"'$3 == "_stext" { s = hex(substr($1, 9)) } $3 == "_etext" { e = hex(substr($1, 9)) } END { printf "%d\n", e - s }'; }
+sect() { "${cross}size" -A "$1" | awk -v n="$2" '$1 == n { s = $2 } END { print s + 0 }'; }
+span() { "${cross}nm" "$1" | awk "$HEX"'$3 == "_stext" { s = hex(substr($1, 9)) } $3 == "_etext" { e = hex(substr($1, 9)) } END { printf "%d\n", e - s }'; }
+# the output section that holds __jump_table (.rodata on x86-64, arm64 and
+# riscv in 6.1: RO_DATA's JUMP_TABLE_DATA, ro_after_init), by address
+jtsec=$("${cross}objdump" -h "$vb" | awk -v a="$jts" "$HEX"'
+	$1 ~ /^[0-9]+$/ && NF >= 6 && !f {
+		s = hex(substr($4, 9)); x = hex(substr(a, 9))
+		if (x >= s && x < s + hex($3)) { print $2; f = 1 } }')
+[ -n "$jtsec" ] || die "no section of $vb holds __jump_table ($jts)"
 # the series' new functions, helpers and the preemptirq events' own
 # (tracepoint iterators, static calls, event class), absent from stock
-nm "$KC/$A/vmlinux" | awk '$2 ~ /^[tT]$/ { print $3 }' | sort -u >"$tmp/fa"
-helpers=$(nm -S "$vb" | awk "$HEX"'NR == FNR { old[$1] = 1; next }
+"${cross}nm" "$KC/$A/vmlinux" | awk '$2 ~ /^[tT]$/ { print $3 }' | sort -u >"$tmp/fa"
+helpers=$("${cross}nm" -S "$vb" | awk "$HEX"'NR == FNR { old[$1] = 1; next }
 	NF == 4 && $3 ~ /^[tT]$/ && !($4 in old) &&
 	$4 ~ /^(irq_toggle_|preempt_toggle_trace_|trace_preempt_o(n|ff)$|__traceiter_(irq|preempt)_|__SCT__tp_func_(irq|preempt)_|(perf_trace|trace_event_raw_event|trace_raw_output)_preemptirq)/ {
 		s += hex($2); n++ } END { print s + 0, n + 0 }' "$tmp/fa" -)
@@ -326,15 +388,20 @@ set -- $helpers
 hb=$1 hn=$2
 va=$KC/$A/vmlinux
 fa=$(funcs "$va") fb=$(funcs "$vb")
-ra=$(sect "$va" .rodata) rb=$(sect "$vb" .rodata)
-oa=$(( $(sect "$va" .orc_unwind_ip) + $(sect "$va" .orc_unwind) ))
-ob=$(( $(sect "$vb" .orc_unwind_ip) + $(sect "$vb" .orc_unwind) ))
+ra=$(sect "$va" "$jtsec") rb=$(sect "$vb" "$jtsec")
 echo
 echo "functions (nm -S): $fa -> $fb, +$((fb - fa)) bytes = NOPs $nop_b + out-of-line blocks" \
 	"$ool_b + $hn new functions of the series and its events $hb" \
 	"+ remainder $((fb - fa - nop_b - ool_b - hb)) (what the sites changed elsewhere: inlining)"
-echo ".rodata (holds __jump_table): $ra -> $rb, +$((rb - ra)) bytes = jump-table entries" \
+echo "$jtsec (holds __jump_table): $ra -> $rb, +$((rb - ra)) bytes = jump-table entries" \
 	"$jt_b + remainder $((rb - ra - jt_b))"
-echo ".orc_unwind_ip + .orc_unwind: $oa -> $ob, +$((ob - oa)) bytes (unwind entries of the new code)"
-echo "_etext - _stext: $(span "$va") -> $(span "$vb"), +$(( $(span "$vb") - $(span "$va") )) bytes" \
-	"(the growth lands in alignment padding inside .text)"
+if [ "$karch" = x86_64 ]; then
+	oa=$(( $(sect "$va" .orc_unwind_ip) + $(sect "$va" .orc_unwind) ))
+	ob=$(( $(sect "$vb" .orc_unwind_ip) + $(sect "$vb" .orc_unwind) ))
+	echo ".orc_unwind_ip + .orc_unwind: $oa -> $ob, +$((ob - oa)) bytes (unwind entries of the new code)"
+else
+	echo "unwind tables: none to measure ($archname has no ORC; its kernel unwinds by frame pointer)"
+fi
+sa=$(span "$va") sb=$(span "$vb")
+echo "_etext - _stext: $sa -> $sb, +$((sb - sa)) bytes$([ $((10 * (sb - sa))) -lt $((fb - fa)) ] &&
+	echo " (the growth lands in alignment padding inside .text)")"
