@@ -11,7 +11,10 @@
  * prints the totals and per operation, then powers off. With "count" on
  * the kernel command line (passed to /init) it counts function entries
  * instead, with the function profiler (tracefs function_profile_enabled,
- * trace_stat/function0, its own enable and disable subtracted).
+ * trace_stat/function0, its own enable and disable subtracted); with
+ * "trace", with the function tracer (current_tracer function, the events
+ * written between tracing_on 1 and 0: the trace's entries-written header,
+ * its own on and off subtracted).
  *
  *   arm-linux-gnueabihf-gcc -O2 -Wall -static -o DIR/init kernel/vm/armv7-probe.c
  *   mkdir DIR/dev && mknod -m 600 DIR/dev/console c 5 1
@@ -19,7 +22,7 @@
  *   qemu-system-arm -M virt,dtb-randomness=off -cpu cortex-a15 -m 512 -smp 1 \
  *       -icount shift=0,align=off,sleep=off -rtc base=2024-01-01T00:00:00,clock=vm \
  *       -nographic -no-reboot -kernel KDIR/arch/arm/boot/zImage -initrd probe.gz \
- *       -append "console=ttyAMA0 panic=-1 [count]"
+ *       -append "console=ttyAMA0 panic=-1 [count|trace]"
  *
  * KDIR: make kernels ARCH=arm KERNELS="stock ftrace". Not part of any make
  * target or test.
@@ -36,7 +39,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
-static int counting;
+static int counting;	/* 1: the function profiler, 2: the function tracer */
 static uint64_t base;
 
 static uint64_t now(void)
@@ -47,15 +50,39 @@ static uint64_t now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-static void prof(const char *v)
+static void put(const char *file, const char *v)
 {
-	int fd = open("/t/function_profile_enabled", O_WRONLY);
+	char path[64];
+	int fd;
 
-	if (fd < 0 || write(fd, v, 1) != 1) {
-		perror("probe: function_profile_enabled");
+	snprintf(path, sizeof(path), "/t/%s", file);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	if (fd < 0 || write(fd, v, strlen(v)) != (ssize_t)strlen(v)) {
+		perror(path);
 		exit(1);
 	}
 	close(fd);
+}
+
+static void prof(const char *v)
+{
+	put(counting == 1 ? "function_profile_enabled" : "tracing_on", v);
+}
+
+/* the function tracer's events since the trace was cleared */
+static uint64_t written(void)
+{
+	unsigned long long in, all = 0;
+	char line[256];
+	FILE *f = fopen("/t/trace", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "# entries-in-buffer/entries-written: %llu/%llu", &in, &all) == 2)
+			break;
+	if (f)
+		fclose(f);
+	put("trace", "");
+	return all;
 }
 
 /* the hits of every function in trace_stat/function0 */
@@ -86,6 +113,8 @@ static uint64_t hits(void)
 
 static uint64_t start(void)
 {
+	if (counting == 2)
+		put("trace", "");
 	if (counting)
 		prof("1");
 	return now();
@@ -97,7 +126,7 @@ static void stop(const char *what, uint64_t t0, int n)
 
 	if (counting) {
 		prof("0");
-		h = hits();
+		h = counting == 1 ? hits() : written();
 		printf("probe: %s %.2f function entries/op (%llu - %llu)\n", what,
 		       (double)(h - base) / n, (unsigned long long)h, (unsigned long long)base);
 	} else {
@@ -112,7 +141,8 @@ int main(int argc, char **argv)
 	char c = 0, name[32];
 	uint64_t t0;
 
-	counting = argc > 1 && !strcmp(argv[1], "count");
+	if (argc > 1)
+		counting = !strcmp(argv[1], "count") ? 1 : !strcmp(argv[1], "trace") ? 2 : 0;
 	mkdir("/tmp", 0777);
 	if (mount("tmpfs", "/tmp", "tmpfs", 0, NULL))
 		perror("probe: tmpfs");
@@ -120,9 +150,11 @@ int main(int argc, char **argv)
 		mkdir("/t", 0755);
 		if (mount("nodev", "/t", "tracefs", 0, NULL))
 			perror("probe: tracefs");
+		if (counting == 2)
+			put("current_tracer", "function");
 		prof("1");
 		prof("0");
-		base = hits();
+		base = counting == 1 ? hits() : written();
 		printf("probe: counting, enable and disable alone %llu entries\n",
 		       (unsigned long long)base);
 	}
