@@ -70,7 +70,7 @@ static void prof(const char *v)
 }
 
 /* the function tracer's events since the trace was cleared */
-static uint64_t written(void)
+static uint64_t tracer_entries(void)
 {
 	unsigned long long in, all = 0;
 	char line[256];
@@ -126,7 +126,7 @@ static void stop(const char *what, uint64_t t0, int n)
 
 	if (counting) {
 		prof("0");
-		h = counting == 1 ? hits() : written();
+		h = counting == 1 ? hits() : tracer_entries();
 		printf("probe: %s %.2f function entries/op (%llu - %llu)\n", what,
 		       (double)(h - base) / n, (unsigned long long)h, (unsigned long long)base);
 	} else {
@@ -154,7 +154,7 @@ int main(int argc, char **argv)
 			put("current_tracer", "function");
 		prof("1");
 		prof("0");
-		base = counting == 1 ? hits() : written();
+		base = counting == 1 ? hits() : tracer_entries();
 		printf("probe: counting, enable and disable alone %llu entries\n",
 		       (unsigned long long)base);
 	}
