@@ -617,15 +617,26 @@ seed-table: deps-kernel
 # seed-table.md): stock against ftrace (stock + CONFIG_FUNCTION_TRACER,
 # DYNAMIC_FTRACE, idle) in instructions per operation of pipe, ctxsw and fs,
 # and the fentry sites each executes (the function profiler, --count fentry).
+# ARCH=arm64 (aarch64), as for seed-table: the arm64 kernels
+# ($(KERNEL_CACHE)/arm64/), the static tracecost of $(O)-arm64-pmc, results in
+# $(O)/ftrace-table-arm64/. riscv is refused: 6.1's riscv has no function
+# tracer in a preemptible kernel (kernel/configs/arch/riscv/irqsoff.config).
 FTRACE_KERNELS	:= stock ftrace
+ifneq ($(filter ftrace-table check-ftrace-table,$(MAKECMDGOALS)),)
+ifeq ($(filter x86_64 arm64,$(SEED_ARCH)),)
+$(error ftrace-table: ARCH=$(ARCH) is not x86_64 or arm64 (aarch64)$(if $(SEED_ARCH),: 6.1's riscv has no function tracer with PREEMPT))
+endif
+endif
 ftrace-table: deps-kernel
 	@$(MAKE) --no-print-directory $(TRACECOST) $(O)/tracecost-static
-	@$(MAKE) --no-print-directory kernels KERNELS="$(FTRACE_KERNELS)" KERNEL_CACHE="$(KERNEL_CACHE)"
-	@sh kernel/ftrace-table.sh $(O) $(KERNEL_CACHE)
+	@$(MAKE) --no-print-directory kernels KERNELS="$(FTRACE_KERNELS)" KERNEL_CACHE="$(KERNEL_CACHE)" \
+		ARCH="$(SEED_ARCH)"
+	$(if $(SEED_DET_$(SEED_ARCH)),@$(MAKE) --no-print-directory $(SEED_DET_$(SEED_ARCH)))
+	@ARCH="$(SEED_ARCH)" sh kernel/ftrace-table.sh $(O) $(KERNEL_CACHE)
 
 # ftrace-table, then its assertions (tests/vm/ftrace-table.sh)
 check-ftrace-table: ftrace-table
-	@sh tests/vm/ftrace-table.sh $(O) $(KERNEL_CACHE)
+	@ARCH="$(SEED_ARCH)" sh tests/vm/ftrace-table.sh $(O) $(KERNEL_CACHE)
 
 # Every kernel that make check and make check-seed-table build, one make
 # kernels each, in the order their stages need them: kernel/build.sh locks

@@ -14,14 +14,32 @@
 # instructions on stock and on ftrace, their difference, the fentry sites
 # executed, and the patched sites of each vmlinux (__mcount_loc).
 # Results stay in BUILD_DIR/ftrace-table/ for tests/vm/ftrace-table.sh.
-# Usage: kernel/ftrace-table.sh BUILD_DIR KERNEL_CACHE
+# ARCH (default x86_64; arm64 or aarch64), as for make seed-table
+# (kernel/vm/boot-lib.sh seed_arch; riscv is refused, exit 2: 6.1's riscv
+# has no function tracer in a preemptible kernel): that architecture's kernels,
+# KERNEL_CACHE/arm64/NAME (make kernels ARCH=arm64), booted by tracecost vm
+# --arch with the static tracecost whose sampler counts instructions
+# (BUILD_DIR-arm64-pmc/), results in BUILD_DIR/ftrace-table-arm64/. On arm64
+# a site is the two NOPs of -fpatchable-function-entry=2 (boot makes the first
+# `mov x9, x30`), recorded in __mcount_loc as x86-64's fentry calls are.
+# Usage: [ARCH=...] kernel/ftrace-table.sh BUILD_DIR KERNEL_CACHE
 set -eu
+table=ftrace-table
+# shellcheck source=kernel/vm/boot-lib.sh
+. "$(dirname "$0")/vm/boot-lib.sh"
+seed_arch
+if [ "$karch" = riscv ]; then
+	echo "ftrace-table: ARCH=$ARCH: 6.1's riscv has no function tracer with PREEMPT" \
+		"(kernel/configs/arch/riscv/irqsoff.config)" >&2
+	exit 2
+fi
 O=$(readlink -f "$1")
-KC=$(readlink -f "$2")
+KC=$(readlink -f "$2")$sub
 tc=$O/tracecost
-out=$O/ftrace-table
+static=$O$static
+out=$O/ftrace-table$suffix
 die() { echo "ftrace-table: $*" >&2; exit 1; }
-[ -x "$tc" ] && [ -x "$O/tracecost-static" ] || die "build $tc and $O/tracecost-static first"
+[ -x "$tc" ] && [ -x "$static" ] || die "build $tc and $static first"
 command -v jq >/dev/null || die "jq is missing (apt-get install jq)"
 mkdir -p "$out"
 rm -f "$out"/*.json "$out"/*.txt "$out"/*.console "$out"/*.tsv
@@ -35,9 +53,6 @@ KERNELS="stock ftrace"
 SSUITE="--profiles none --repeat 1 --workloads getpid,pipe,ctxsw,fs --calls 200000
 	--round-trips 20000 --ring-trips 10000 --procs 2 --files 10000 --sizes 0"
 
-table=ftrace-table
-# shellcheck source=kernel/vm/boot-lib.sh
-. "$(dirname "$0")/vm/boot-lib.sh"
 # shellcheck disable=SC2086
 kernels_present $KERNELS
 
@@ -66,13 +81,13 @@ done
 # the patched sites of a vmlinux: 8-byte entries between the __mcount_loc bounds
 sites() {
 	# shellcheck disable=SC2046 # two words, split on purpose
-	set -- $(nm "$1" 2>/dev/null | awk '$3 == "__start_mcount_loc" { s = $1 }
+	set -- $("${cross}nm" "$1" 2>/dev/null | awk '$3 == "__start_mcount_loc" { s = $1 }
 		$3 == "__stop_mcount_loc" { e = $1 } END { print s, e }')
 	# the low 32 bits: sh arithmetic is signed 64-bit, the section is small
 	if [ $# -eq 2 ]; then echo $(((0x${2#????????} - 0x${1#????????}) / 8)); else echo 0; fi
 }
 echo
-echo "== Function tracer built in and idle: per operation, QEMU -icount (x86-64, 1 CPU) =="
+echo "== Function tracer built in and idle: per operation, QEMU -icount ($karch, 1 CPU) =="
 echo "   instructions on stock and ftrace (boot 1; boot 2 must match), their difference,"
 echo "   and the fentry sites executed (function profiler hits, on ftrace, --count fentry)"
 echo
@@ -87,5 +102,5 @@ echo
 echo "== vmlinux: text and patched fentry sites (__mcount_loc) =="
 for k in $KERNELS; do
 	printf '%-8s text %10s bytes, %6s fentry sites\n' "$k" \
-		"$(size -B "$KC/$k/vmlinux" | awk 'NR == 2 { print $1 }')" "$(sites "$KC/$k/vmlinux")"
+		"$("${cross}size" -B "$KC/$k/vmlinux" | awk 'NR == 2 { print $1 }')" "$(sites "$KC/$k/vmlinux")"
 done

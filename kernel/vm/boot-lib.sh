@@ -29,7 +29,8 @@
 #                               out/NAME-TAG.json, .txt and .console; die
 #                               on failure; the boot's seconds on stderr
 #
-# Without seed_arch (kernel/ftrace-table.sh) the boots are x86-64's.
+# Without seed_arch the boots are x86-64's (every script calls it now: seed-table,
+# ftrace-table and their checks).
 
 seed_arch() {
 	case "${ARCH:-x86_64}" in

@@ -165,4 +165,32 @@ check "ARCH=aarch64 kernel/seed-table.sh: looks for KERNEL_CACHE/arm64/stock/arc
 	'[ $rc -eq 1 ] && grep -q "kc/arm64/stock/arch/arm64/boot/Image is missing (make kernels ARCH=arm64 KERNELS=stock)" a64.txt ||
 	 { head -3 a64.txt | sed "s/^/# /"; false; }'
 
+# make ftrace-table ARCH=...: x86_64 or arm64; riscv has no function tracer
+# in a preemptible 6.1 kernel: one line, exit 2, make and the scripts alike
+for t in ftrace-table check-ftrace-table; do
+	for a in sparc riscv; do
+		make -n --no-print-directory -C "$top" $t ARCH=$a O="$tmp/o" >mk.txt 2>&1
+		rc=$?
+		check "make $t ARCH=$a: one line, exit 2" \
+			'[ $rc -eq 2 ] && [ $(wc -l <mk.txt) -eq 1 ] &&
+			 grep -q "ftrace-table: ARCH=$a is not x86_64 or arm64 (aarch64)" mk.txt ||
+			 { head -3 mk.txt | sed "s/^/# /"; false; }'
+	done
+done
+for s in kernel/ftrace-table.sh tests/vm/ftrace-table.sh; do
+	for a in sparc riscv64; do
+		ARCH=$a sh "$top/$s" o kc >sc.txt 2>&1
+		rc=$?
+		check "ARCH=$a $s: one line, exit 2, no results" \
+			'[ $rc -eq 2 ] && [ $(wc -l <sc.txt) -eq 1 ] &&
+			 grep -q "ARCH=$a is not x86_64\|ARCH=$a: 6.1.s riscv has no function tracer" sc.txt &&
+			 [ -z "$(ls o | grep ftrace-table)" ] || { head -3 sc.txt | sed "s/^/# /"; false; }'
+	done
+done
+ARCH=aarch64 sh "$top/kernel/ftrace-table.sh" o kc >a64.txt 2>&1
+rc=$?
+check "ARCH=aarch64 kernel/ftrace-table.sh: looks for KERNEL_CACHE/arm64/stock/arch/arm64/boot/Image" \
+	'[ $rc -eq 1 ] && grep -q "kc/arm64/stock/arch/arm64/boot/Image is missing (make kernels ARCH=arm64 KERNELS=stock)" a64.txt ||
+	 { head -3 a64.txt | sed "s/^/# /"; false; }'
+
 summary stage

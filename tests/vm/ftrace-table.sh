@@ -9,33 +9,79 @@
 #     sites (> 0: each of them enters the kernel);
 #   - the idle function tracer never saves instructions: ftrace >= stock;
 #   - the difference per operation and the fentry sites executed agree: at
-#     least one instruction per site on the calls and the pipe (every site
-#     is a NOP that executes), and no more than FTRACE_MAX_PER_SITE (what
-#     the tracer adds besides its NOPs, found by measurement:
+#     least the site's own instructions per site on the calls and the pipe
+#     (every site executes: one 5-byte NOP on x86-64, two instructions on
+#     arm64), and no more than FTRACE_MAX_PER_SITE (default: those plus
+#     one, what the tracer adds besides its NOPs, found by measurement:
 #     doc/seed-table.md);
 #   - the --count fentry run counted entries (its result says so);
 #   - stock's vmlinux has no patchable sites, ftrace's has some;
 #   - the code: functions of the workloads' paths are stock's plus the
-#     5-byte NOP at their entry, instruction for instruction.
-# Usage: tests/vm/ftrace-table.sh BUILD_DIR KERNEL_CACHE
+#     site at their entry, instruction for instruction.
+# ARCH=arm64 (kernel/ftrace-table.sh's): the same on BUILD_DIR/ftrace-table-arm64/
+# and KERNEL_CACHE/arm64/, with the cross binutils; a site there is the two
+# NOPs of -fpatchable-function-entry=2 (vmlinux holds `nop; nop`, boot
+# makes the first `mov x9, x30`: two instructions executed per entry).
+# Usage: [ARCH=...] tests/vm/ftrace-table.sh BUILD_DIR KERNEL_CACHE
 set -u
+table=check-ftrace-table
+# shellcheck source=kernel/vm/boot-lib.sh
+. "$(dirname "$(readlink -f "$0")")/../../kernel/vm/boot-lib.sh"
+seed_arch
+if [ "$karch" = riscv ]; then
+	echo "check-ftrace-table: ARCH=$ARCH: 6.1's riscv has no function tracer with PREEMPT" \
+		"(kernel/configs/arch/riscv/irqsoff.config)" >&2
+	exit 2
+fi
 O=$(readlink -f "$1")
-KC=$(readlink -f "$2")
-r=$O/ftrace-table
+KC=$(readlink -f "$2")$sub
+r=$O/ftrace-table$suffix
 # shellcheck source=tests/lib.sh
 . "$(dirname "$(readlink -f "$0")")/../lib.sh"
 tmpdir
-MAX=${FTRACE_MAX_PER_SITE:-2}
+# the instructions a site executes when idle, the syscall entry of getpid
+# and the site as the unpatched vmlinux holds it (one line per instruction,
+# as insns() prints them)
+case $karch in
+arm64)
+	NOPS=2 getpid_sys=__arm64_sys_getpid site_re='^nop$'
+	site_lines=2 ;;
+*)
+	NOPS=1 getpid_sys=__x64_sys_getpid site_re='^nopl X(%rax,%rax,1)$\|^call <__fentry__>$'
+	site_lines=1 ;;
+esac
+MAX=${FTRACE_MAX_PER_SITE:-$((NOPS + 1))}
 # functions of the workloads' paths whose code is compared (getpid, pipe, fs,
 # the switch)
-FTRACE_FUNCS=${FTRACE_FUNCS:-"__x64_sys_getpid __task_pid_nr_ns ksys_write vfs_write pipe_write
+FTRACE_FUNCS=${FTRACE_FUNCS:-"$getpid_sys __task_pid_nr_ns ksys_write vfs_write pipe_write
 	ksys_read vfs_read pipe_read do_sys_openat2 do_unlinkat try_to_wake_up __schedule"}
 
+# x86-64: identical figures on both boots. arm64: identical, or every figure
+# that differs printed as a skip with both values, and the difference
+# asserted under a tenth of ftrace - stock on that workload, so that no
+# conclusion of the table rests on the boot. The arm64 guest's clock drifts
+# between boots by microseconds (doc/seed-table.md, "AArch64 and RISC-V":
+# the console's timestamps differ from the module's load on), so a loop's
+# ticks and the work they hold differ slightly; under investigation.
 for k in stock ftrace; do
 	a=$(cat "$r/$k-1.tsv" 2>/dev/null)
 	b=$(cat "$r/$k-2.tsv" 2>/dev/null)
 	if [ -n "$a" ] && [ "$a" = "$b" ]; then
 		ok "$k: two boots give identical figures ($(echo "$a" | tr '\t\n' '= ' | sed 's/ $//'))"
+	elif [ -n "$sub" ] && [ -n "$a" ] && [ -n "$b" ] &&
+		[ "$(echo "$a" | cut -f1)" = "$(echo "$b" | cut -f1)" ]; then
+		skip "$k: figures differ between boots ($karch): $(paste "$r/$k-1.tsv" "$r/$k-2.tsv" |
+			awk -F'\t' '$2 != $4 { printf "%s%s %s vs %s", n++ ? ", " : "", $1, $2, $4 }')"
+		paste "$r/$k-1.tsv" "$r/$k-2.tsv" "$r/stock-1.tsv" "$r/ftrace-1.tsv" |
+			awk -F'\t' '$2 != $4 { d = $2 - $4; e = $8 - $6; print $1 "\t" (d < 0 ? -d : d) "\t" e }' \
+			>"$tmp/drift"
+		while IFS='	' read -r m d e; do
+			if awk -v d="$d" -v e="$e" 'BEGIN { exit !(e > 0 && d <= e / 10) }'; then
+				ok "$k $m: the boots differ by $d per op, under a tenth of ftrace - stock ($e)"
+			else
+				not_ok "$k $m: the boots differ by $d per op, not under a tenth of ftrace - stock ($e)"
+			fi
+		done <"$tmp/drift"
 	else
 		not_ok "$k: figures differ between boots: '$a' vs '$b'"
 	fi
@@ -65,10 +111,10 @@ for m in getpid pipe "ctxsw 2 procs" "fs 0k create" "fs 0k delete"; do
 	case $m in
 	getpid | pipe)
 		if awk -v s="$s" -v f="$f" -v n="$n" -v x="$MAX" \
-			'BEGIN { d = f - s; exit !(d >= n - 0.5 && d <= x * n + 0.5) }'; then
-			ok "$m: difference $(awk -v s="$s" -v f="$f" 'BEGIN { print f - s }') is between 1 and $MAX instructions per site ($n)"
+			-v p="$NOPS" 'BEGIN { d = f - s; exit !(d >= p * n - 0.5 && d <= x * n + 0.5) }'; then
+			ok "$m: difference $(awk -v s="$s" -v f="$f" 'BEGIN { print f - s }') is between $NOPS and $MAX instructions per site ($n)"
 		else
-			not_ok "$m: difference $(awk -v s="$s" -v f="$f" 'BEGIN { print f - s }') is not between 1 and $MAX instructions per site ($n)"
+			not_ok "$m: difference $(awk -v s="$s" -v f="$f" 'BEGIN { print f - s }') is not between $NOPS and $MAX instructions per site ($n)"
 		fi
 		;;
 	esac
@@ -83,7 +129,7 @@ fi
 
 sites() {
 	# shellcheck disable=SC2046 # two words, split on purpose
-	set -- $(nm "$1" 2>/dev/null | awk '$3 == "__start_mcount_loc" { s = $1 }
+	set -- $("${cross}nm" "$1" 2>/dev/null | awk '$3 == "__start_mcount_loc" { s = $1 }
 		$3 == "__stop_mcount_loc" { e = $1 } END { print s, e }')
 	# the low 32 bits: sh arithmetic is signed 64-bit, the section is small
 	if [ $# -eq 2 ]; then echo $(((0x${2#????????} - 0x${1#????????}) / 8)); else echo 0; fi
@@ -97,37 +143,66 @@ else
 fi
 
 # A function's instructions without addresses: relative targets and
-# rip-relative operands point elsewhere in each vmlinux, symbols stay.
+# rip-relative operands point elsewhere in each vmlinux, symbols stay; the
+# comments go (x86-64's start with #, arm64's with //: # there is an
+# immediate's).
+case $karch in
+arm64) comment='s| *//.*||' ;;
+*) comment='s/ *#.*//' ;;
+esac
 insns() {
-	objdump -d --no-show-raw-insn --disassemble="$2" "$1" 2>/dev/null |
+	"${cross}objdump" -d --no-show-raw-insn --disassemble="$2" "$1" 2>/dev/null |
 		awk -v f="<$2>:" 'index($0, f) { on = 1; next } on && /^$/ { exit } on' |
 		sed -E 's/^ *[0-9a-f]+:[[:space:]]*//; s/[0-9a-f]{16}//g; s/0x[0-9a-f]+/X/g;
-			s/<([^+>]*)(\+[^>]*)?>/<\1>/g; s/[[:space:]]+/ /g; s/ *#.*//'
+			s/<([^+>]*)(\+[^>]*)?>/<\1>/g; s/[[:space:]]+/ /g; s/ $//' | sed "$comment"
 }
 # Instruction for instruction: the same mnemonics in the same order once the
-# entry's fentry site is dropped (a notrace function, __schedule, has none);
+# entry's site is dropped (a notrace function, __schedule, has none);
 # operands may differ (GCC picks another register here and there).
+# arm64: a lone `nop` elsewhere is the assembler's padding before a loop
+# head (aligned to 8 bytes), which the 8 bytes of the site move: compared
+# without them, their count printed. Not compared there, with the reason:
+# do_sys_openat2 (FTRACE_UNCOMPARED), where ftrace's code differs for a
+# reason other than its site: stock keeps a value across the call to the
+# static build_open_flags() in x7, which -fipa-ra knows the callee leaves
+# alone; with -fpatchable-function-entry GCC no longer assumes that (the
+# patched entry may call a tracer) and keeps it in a callee-saved register,
+# saved and restored: 57 instructions against 58, laid out differently
+# (doc/seed-table.md). x86-64's -pg -mfentry loses -fipa-ra too (a test
+# compile shows it), but no function of the list changes its mnemonics.
+case $karch in
+arm64) FTRACE_UNCOMPARED=${FTRACE_UNCOMPARED-do_sys_openat2} pad='^nop$' ;;
+*) FTRACE_UNCOMPARED=${FTRACE_UNCOMPARED-} pad='^$' ;;
+esac
 for fn in $FTRACE_FUNCS; do
+	case " $FTRACE_UNCOMPARED " in
+	*" $fn "*)
+		skip "$fn: not compared on $karch: GCC allocates registers across calls to instrumented functions differently (-fipa-ra, doc/seed-table.md)"
+		continue ;;
+	esac
 	insns "$KC/stock/vmlinux" "$fn" >"$tmp/s"
 	insns "$KC/ftrace/vmlinux" "$fn" >"$tmp/f"
-	first=$(head -1 "$tmp/f")
-	if echo "$first" | grep -q '^nopl X(%rax,%rax,1)$\|^call <__fentry__>$'; then
-		tail -n +2 "$tmp/f" >"$tmp/f2"
+	if [ "$(head -"$site_lines" "$tmp/f" | grep -c "$site_re")" -eq "$site_lines" ]; then
+		tail -n +$((site_lines + 1)) "$tmp/f" >"$tmp/f2"
 		site="after its fentry site"
 	else
 		cp "$tmp/f" "$tmp/f2"
 		site="(no fentry site: notrace)"
 	fi
-	cut -d' ' -f1 "$tmp/s" >"$tmp/sm"
-	cut -d' ' -f1 "$tmp/f2" >"$tmp/fm"
+	note=""
+	[ "$pad" = '^$' ] ||
+		note=", padding nops: $(($(grep -c "$pad" "$tmp/f2") - $(grep -c "$pad" "$tmp/s"))) more"
+	cut -d' ' -f1 "$tmp/s" | grep -v "$pad" >"$tmp/sm"
+	cut -d' ' -f1 "$tmp/f2" | grep -v "$pad" >"$tmp/fm"
 	ops=$(diff "$tmp/s" "$tmp/f2" | grep -c '^<')
 	if [ ! -s "$tmp/s" ]; then
 		not_ok "$fn: not in stock's vmlinux"
 	elif cmp -s "$tmp/sm" "$tmp/fm"; then
-		ok "$fn: ftrace's code is stock's, $(wc -l <"$tmp/s") instructions, $site ($ops with other operands)"
+		ok "$fn: ftrace's code is stock's, $(wc -l <"$tmp/s") instructions, $site ($ops with other operands$note)"
 	else
 		not_ok "$fn: ftrace's code is not stock's $site ($(diff "$tmp/sm" "$tmp/fm" | grep -c '^[<>]') mnemonics differ)"
 	fi
 done
 
-summary check-ftrace-table
+# shellcheck disable=SC2046 # empty or one word
+summary "check-ftrace-table${sub:+-$karch}" $([ "$skipped" -gt 0 ] && echo skipped)
