@@ -53,7 +53,8 @@ def parse_cmd(path):
     return target, cmd, deps
 
 
-COMPILE = re.compile(r"^(gcc .*) -c -o (\S+) (\S+\.[cS])$")
+# gcc, or a cross compiler (aarch64-linux-gnu-gcc)
+COMPILE = re.compile(r"^(\S*gcc .*) -c -o (\S+) (\S+\.[cS])$")
 
 
 def preprocess(cmd, cwd, out):
