@@ -13,15 +13,17 @@
 #
 # The pristine build is the cache's, copied and relinked with the fixed
 # settings. The patched build is another copy of it whose recorded commands
-# and dependencies name the patched tree, so that kbuild rebuilds what
-# depends on a file the series edits: almost every object, as nearly all
-# include <linux/preempt.h> or <linux/irqflags.h>. Before it does,
-# kernel/same-image-reuse.py preprocesses each of those translation units
-# from both trees with kbuild's own command (-E -P for -c): where the token
-# streams are the same, the compiler would be given the same input with the
-# same flags, so the pristine object is kept; every other one is recompiled
-# from the patched source. Then kbuild links vmlinux, bzImage and the
-# modules. Preprocessing costs a fraction of compiling: this is what makes
+# and dependencies name the patched tree. kernel/same-image-reuse.py finds
+# every target that depends on a file whose content differs between the
+# trees (the files the series edits): almost every object, as nearly all
+# include <linux/preempt.h> or <linux/irqflags.h>. It preprocesses each of
+# those translation units from both trees with kbuild's own command (-E -P
+# for -c): where the token streams are the same, the compiler would be
+# given the same input with the same flags, so the pristine object is kept;
+# every other one is removed and recompiled from the patched source. By
+# content, not time stamps: a pristine build made after the patched tree
+# would otherwise look up to date. Then kbuild links vmlinux, the boot image
+# and the modules. Preprocessing costs a fraction of compiling: this is what makes
 # three kernels fit in an afternoon on two loaded CPUs.
 #
 # Usage: [ARCH=x86_64|arm64] kernel/same-image.sh KERNEL_CACHE WORKDIR NAME...
@@ -152,8 +154,9 @@ build_a() {
 # build_b NAME: WORK/NAME/b, from the patched source with the same .config:
 # another copy of the cached pristine build whose recorded commands and
 # dependencies name the patched tree, then kbuild; kernel/same-image-reuse.py
-# first keeps the objects whose translation unit preprocesses to the same
-# tokens from both trees and leaves every other one to be recompiled
+# first finds what depends on a file whose content differs between the trees,
+# keeps the objects whose translation unit preprocesses to the same tokens
+# from both trees and removes every other such target, for kbuild to rebuild
 build_b() {
 	from=$(readlink -f "$KC/$1")
 	p0=$(srcof "$from")
@@ -176,8 +179,17 @@ build_b() {
 	# the series' new options, off (they are absent from the .config)
 	{ kmake "$patched" "$b" olddefconfig && kmake "$patched" "$b" prepare; } >"$b.log" 2>&1 ||
 		{ tail -20 "$b.log"; die "$1: make prepare failed on the patched tree (log: $b.log)"; }
-	JOBS=$jobs nice -n 19 python3 "$top/kernel/same-image-reuse.py" "$WORK/$1/a" "$b" "$p0" "$patched" |
-		sed "s/^same-image: /same-image: $1: /" | tee "$WORK/$1/reuse.txt"
+	# once per copy: the objects it keeps are then newer than their sources
+	if [ -f "$b/.same-image-reused" ]; then
+		echo "same-image: $1: objects sorted by an earlier run ($WORK/$1/reuse.txt)"
+	else
+		JOBS=$jobs nice -n 19 python3 "$top/kernel/same-image-reuse.py" "$WORK/$1/a" "$b" \
+			"$p0" "$patched" >"$WORK/$1/reuse.raw" ||
+			die "$1: kernel/same-image-reuse.py failed"
+		sed "s/^same-image: /same-image: $1: /" "$WORK/$1/reuse.raw" >"$WORK/$1/reuse.txt"
+		grep -v ': differs between the trees: ' "$WORK/$1/reuse.txt" || true
+		touch "$b/.same-image-reused"
+	fi
 	kmake "$patched" "$b" -j"$jobs" all >>"$b.log" 2>&1 ||
 		{ tail -20 "$b.log"; die "$1: the patched build failed (log: $b.log)"; }
 	echo "same-image: $1: patched build $(fmt_time $(($(date +%s) - start))) (nice 19, -j$jobs; log $b.log)"
