@@ -738,19 +738,27 @@ site-cost: deps-kernel
 
 # The whole kernel unchanged by the series with its options off
 # (kernel/same-image.sh, doc/seed-table.md): for each kernel of
-# SAME_IMAGE_KERNELS (pristine configurations), vmlinux, bzImage, System.map
-# and the modules built from the pristine and from the patched source with
-# its .config and fixed KBUILD_BUILD_* settings, compared byte for byte,
-# section by section where they differ. x86-64, 6.1 only. The pristine
-# build is the cache's, relinked; the patched one recompiles only the
-# objects whose preprocessed source differs (about 10 min of CPU per kernel
-# for the preprocessing; 28-29 min per kernel on the loaded 2-CPU machine).
-# Not in make check or CI.
+# SAME_IMAGE_KERNELS (pristine configurations), vmlinux, the boot image,
+# System.map and the modules built from the pristine and from the patched
+# source with its .config and fixed KBUILD_BUILD_* settings, compared byte
+# for byte, section by section where they differ. 6.1 only; ARCH=arm64
+# (aarch64): that architecture's kernels ($(KERNEL_CACHE)/arm64/NAME, the
+# cross compiler, arch/arm64/boot/Image), builds in $(O)/same-image/arm64/;
+# any other ARCH stops make before any work. The pristine build is the
+# cache's, relinked; the patched one recompiles only the objects whose
+# preprocessed source differs (about 10 min of CPU per kernel for the
+# preprocessing; 28-29 min per kernel on the loaded 2-CPU machine). Not in
+# make check or CI.
 SAME_IMAGE_KERNELS ?= stock irqsoff lockdep
+ifneq ($(filter same-image,$(MAKECMDGOALS)),)
+ifeq ($(filter x86_64 arm64,$(SEED_ARCH)),)
+$(error same-image: ARCH=$(ARCH) is not x86_64 or arm64 (aarch64))
+endif
+endif
 same-image: deps-kernels
 	@$(MAKE) --no-print-directory kernels KERNELS="$(SAME_IMAGE_KERNELS) preemptirq" \
-		KERNEL_CACHE="$(KERNEL_CACHE)"
-	@sh kernel/same-image.sh $(KERNEL_CACHE) $(O)/same-image $(SAME_IMAGE_KERNELS)
+		KERNEL_CACHE="$(KERNEL_CACHE)" ARCH="$(SEED_ARCH)"
+	@ARCH="$(SEED_ARCH)" sh kernel/same-image.sh $(KERNEL_CACHE) $(O)/same-image $(SAME_IMAGE_KERNELS)
 
 # make check runs the QEMU test when QEMU and Debian's kernel packages are here
 # (.ci/run installs them); elsewhere it says why it skipped.

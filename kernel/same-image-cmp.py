@@ -65,7 +65,10 @@ class Elf:
                         "<IBBHQQ", self.data, s["off"] + i * 24)
                     if info & 0xf in (3, 4) or shndx == 0 or name == 0:
                         continue  # SECTION, FILE, undefined, unnamed
-                    self.syms.append((value, self.cstr(strs["off"] + name)))
+                    sym = self.cstr(strs["off"] + name)
+                    if sym.startswith("$"):
+                        continue  # arm64's mapping symbols: $x, $d
+                    self.syms.append((value, sym))
             self.syms.sort()
         return self.syms
 

@@ -3,17 +3,23 @@
 #
 # kernel/same-image-reuse.py ADIR BDIR PRISTINE PATCHED: before kbuild builds
 # BDIR (a copy of the pristine build ADIR whose .cmd files were rewritten to
-# the patched source tree PATCHED), find every object kbuild would recompile
-# (a file it depends on is newer: the files the series edits) and preprocess
-# its translation unit twice with kbuild's own command, -E -P instead of -c:
-# in ADIR from PRISTINE, in BDIR from PATCHED. Where the two token streams
-# are identical, the compiler is given the same input with the same flags
-# (no debug info; kbuild maps the source tree out of __FILE__), so the
-# object ADIR holds is the one BDIR would compile: it is kept (its time
-# stamp renewed). Every other object is left for kbuild to rebuild from the
-# patched source. Prints one line per recompiled object and a summary.
+# the patched source tree PATCHED), find every target that depends on a file
+# whose content differs between the two builds: a file of PATCHED that
+# differs from PRISTINE's (or is not there: the files the series edits or
+# adds), or a generated file of BDIR that differs from ADIR's. Content, not
+# time stamps: a pristine build newer than the patched tree's edited files
+# would look up to date to kbuild. For each such object compiled from C or
+# assembler, preprocess its translation unit twice with kbuild's own
+# command, -E -P instead of -c: in ADIR from PRISTINE, in BDIR from PATCHED.
+# Where the two token streams are identical, the compiler is given the same
+# input with the same flags (no debug info; kbuild maps the source tree out
+# of __FILE__), so the object ADIR holds is the one BDIR would compile: it is
+# kept (its time stamp renewed). Every other such target is removed from
+# BDIR, so that kbuild rebuilds it from the patched source. Prints one line
+# per removed target and a summary.
 #
 # Environment: JOBS (default 2).
+import filecmp
 import multiprocessing
 import os
 import re
@@ -53,7 +59,8 @@ def parse_cmd(path):
     return target, cmd, deps
 
 
-COMPILE = re.compile(r"^(gcc .*) -c -o (\S+) (\S+\.[cS])$")
+# gcc, or a cross compiler (aarch64-linux-gnu-gcc)
+COMPILE = re.compile(r"^(\S*gcc .*) -c -o (\S+) (\S+\.[cS])$")
 
 
 def preprocess(cmd, cwd, out):
@@ -76,11 +83,46 @@ def check(job):
     return target, a is not None and a == b
 
 
+class Edited:
+    """Whether a dependency's content differs between the two builds."""
+
+    def __init__(self, adir, bdir, pristine, patched):
+        self.adir, self.bdir = adir, bdir
+        self.pristine, self.patched = pristine, patched
+        self.seen = {}
+        self.files = []
+
+    def __call__(self, d):
+        p = d if os.path.isabs(d) else os.path.join(self.bdir, d)
+        p = os.path.normpath(p)
+        if p in self.seen:
+            return self.seen[p]
+        if p.startswith(self.patched + "/"):
+            q = self.pristine + p[len(self.patched):]
+        elif p.startswith(self.bdir + "/"):
+            q = self.adir + p[len(self.bdir):]
+        else:
+            q = p  # outside both trees (the compiler's headers): shared
+        if q == p:
+            diff = False
+        elif os.path.isfile(p) != os.path.isfile(q):
+            diff = True
+        elif not os.path.isfile(p):
+            diff = False
+        else:
+            diff = not filecmp.cmp(p, q, shallow=False)
+        if diff:
+            self.files.append(p)
+        self.seen[p] = diff
+        return diff
+
+
 def main():
     if len(sys.argv) != 5:
         print("usage: kernel/same-image-reuse.py ADIR BDIR PRISTINE PATCHED", file=sys.stderr)
         return 2
-    adir, bdir, pristine, patched = sys.argv[1:]
+    adir, bdir, pristine, patched = [os.path.normpath(a) for a in sys.argv[1:]]
+    edited = Edited(adir, bdir, pristine, patched)
     jobs = []
     other = []
     ncmd = 0
@@ -91,26 +133,17 @@ def main():
             if not (name.startswith(".") and name.endswith(".cmd")):
                 continue
             target, cmd, deps = parse_cmd(os.path.join(root, name))
-            if not target or not target.endswith(".o"):
+            if not target:
                 continue
             tpath = os.path.join(bdir, target)
             if not os.path.exists(tpath):
                 continue
             ncmd += 1
-            mt = os.stat(tpath).st_mtime
-            newer = False
-            for d in deps:
-                p = d if os.path.isabs(d) else os.path.join(bdir, d)
-                try:
-                    if os.stat(p).st_mtime > mt:
-                        newer = True
-                        break
-                except FileNotFoundError:
-                    pass
-            if not newer:
+            # every dependency looked at, so that the list of files is whole
+            if not any([edited(d) for d in deps]):
                 continue
             cmd = cmd.split(" ; ")[0].strip()
-            if COMPILE.match(cmd):
+            if target.endswith(".o") and COMPILE.match(cmd):
                 jobs.append((adir, bdir, pristine, patched, target, cmd))
             else:
                 other.append(target)
@@ -124,14 +157,18 @@ def main():
                 kept += 1
             else:
                 rebuilt.append(target)
+    for t in rebuilt + other:
+        os.remove(os.path.join(bdir, t))
+    for f in sorted(edited.files):
+        print("same-image: differs between the trees: " + f)
     for t in sorted(rebuilt):
         print("same-image: recompiled from the patched source (its preprocessed source differs): " + t)
     for t in sorted(other):
         print("same-image: rebuilt by kbuild (not a C/assembler compile): " + t)
-    print("same-image: %d objects in the build, %d out of date against the patched tree "
-          "(on a first run: those that depend on a file the series edits): "
-          "%d token-identical from both trees (the pristine object kept), %d recompiled, "
-          "%d other targets rebuilt" % (ncmd, len(jobs) + len(other), kept, len(rebuilt), len(other)))
+    print("same-image: %d targets in the build, %d depend on a file that differs between the "
+          "trees (%d files): %d objects token-identical from both trees (the pristine object "
+          "kept), %d recompiled, %d other targets rebuilt" %
+          (ncmd, len(jobs) + len(other), len(edited.files), kept, len(rebuilt), len(other)))
     return 0
 
 

@@ -13,18 +13,28 @@
 #
 # The pristine build is the cache's, copied and relinked with the fixed
 # settings. The patched build is another copy of it whose recorded commands
-# and dependencies name the patched tree, so that kbuild rebuilds what
-# depends on a file the series edits: almost every object, as nearly all
-# include <linux/preempt.h> or <linux/irqflags.h>. Before it does,
-# kernel/same-image-reuse.py preprocesses each of those translation units
-# from both trees with kbuild's own command (-E -P for -c): where the token
-# streams are the same, the compiler would be given the same input with the
-# same flags, so the pristine object is kept; every other one is recompiled
-# from the patched source. Then kbuild links vmlinux, bzImage and the
-# modules. Preprocessing costs a fraction of compiling: this is what makes
+# and dependencies name the patched tree. kernel/same-image-reuse.py finds
+# every target that depends on a file whose content differs between the
+# trees (the files the series edits): almost every object, as nearly all
+# include <linux/preempt.h> or <linux/irqflags.h>. It preprocesses each of
+# those translation units from both trees with kbuild's own command (-E -P
+# for -c): where the token streams are the same, the compiler would be
+# given the same input with the same flags, so the pristine object is kept;
+# every other one is removed and recompiled from the patched source. By
+# content, not time stamps: a pristine build made after the patched tree
+# would otherwise look up to date. Then kbuild links vmlinux, the boot image
+# and the modules. Preprocessing costs a fraction of compiling: this is what makes
 # three kernels fit in an afternoon on two loaded CPUs.
 #
-# Usage: kernel/same-image.sh KERNEL_CACHE WORKDIR NAME...
+# Usage: [ARCH=x86_64|arm64] kernel/same-image.sh KERNEL_CACHE WORKDIR NAME...
+#   ARCH          default x86_64; arm64 or aarch64 (kernel/vm/boot-lib.sh's
+#                 seed_arch mapping, as kernel/site-cost.sh): the kernels
+#                 KERNEL_CACHE/arm64/NAME (make kernels ARCH=arm64), built
+#                 with the cross compiler aarch64-linux-gnu- as
+#                 kernel/build.sh does, the boot image arch/arm64/boot/Image,
+#                 no objtool; the builds in WORKDIR/arm64/NAME. Any other
+#                 ARCH (riscv included: not run yet): one line, exit 2,
+#                 before any work.
 #   KERNEL_CACHE  kernel/build.sh's cache: NAME built from the pristine
 #                 source (a configuration without "# tracecost-patches"),
 #                 preemptirq built (its source tree is the patched one)
@@ -46,23 +56,36 @@
 # first pristine vmlinux with one byte of .rodata changed must be reported
 # as differing, in .rodata.
 #
-# Environment: JOBS (default nproc). Exit 0 if every kernel is identical,
-# 1 if one differs or a build fails, 2 on bad arguments.
+# Environment: ARCH, JOBS (default nproc). Exit 0 if every kernel is
+# identical, 1 if one differs, a build fails or a tool is missing, 2 on bad
+# arguments.
 set -eu
 
 die() { echo "same-image: $*" >&2; exit 1; }
-[ $# -ge 3 ] || { echo "usage: kernel/same-image.sh KERNEL_CACHE WORKDIR NAME..." >&2; exit 2; }
+case "${ARCH:-x86_64}" in
+x86_64 | x86 | amd64 | arm64 | aarch64) ;;
+*) echo "same-image: ARCH=$ARCH is not x86_64 or arm64 (aarch64)" >&2; exit 2 ;;
+esac
+[ $# -ge 3 ] || { echo "usage: [ARCH=x86_64|arm64] kernel/same-image.sh KERNEL_CACHE WORKDIR NAME..." >&2; exit 2; }
 [ -d "$1" ] || { echo "same-image: $1 is not a kernel cache directory" >&2; exit 2; }
-KC=$(readlink -f "$1")
-mkdir -p "$2"
-WORK=$(readlink -f "$2")
+cache_arg=$1 work_arg=$2
 shift 2
 for n in "$@"; do
 	case "$n" in
 	*[!A-Za-z0-9_-]*|"") echo "same-image: bad configuration name '$n'" >&2; exit 2 ;;
 	esac
 done
+table=same-image
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=kernel/vm/boot-lib.sh
+. "$top/kernel/vm/boot-lib.sh"
+# karch, image (the boot image), sub (the kernels' directory under a
+# cache: "" or /arm64), cross (the cross compiler's prefix)
+seed_arch
+KC=$(readlink -f "$cache_arg")$sub
+[ -d "$KC" ] || die "$KC does not exist (make kernels ARCH=$karch KERNELS=\"$* preemptirq\")"
+mkdir -p "$work_arg$sub"
+WORK=$(readlink -f "$work_arg$sub")
 cmp_elf="python3 $top/kernel/same-image-cmp.py"
 command -v python3 >/dev/null 2>&1 || die "python3 is missing"
 jobs=${JOBS:-$(nproc)}
@@ -70,9 +93,10 @@ jobs=${JOBS:-$(nproc)}
 # an O= tree's Makefile includes its source tree's
 srcof() { sed -n 's/^include \(.*\)\/Makefile$/\1/p' "$1/Makefile" | head -n 1; }
 [ -f "$KC/preemptirq/.tracecost-built" ] ||
-	die "$KC/preemptirq is not built (make kernels KERNELS=preemptirq)"
+	die "$KC/preemptirq is not built (make kernels ARCH=$karch KERNELS=preemptirq)"
 patched=$(srcof "$KC/preemptirq")
 [ -f "$patched/.tracecost-patched" ] || die "$KC/preemptirq was not built from a patched tree"
+command -v "${cross}gcc" >/dev/null 2>&1 || die "${cross}gcc is missing (make deps-kernels ARCH=$karch)"
 
 KBUILD_BUILD_TIMESTAMP="Thu Jan  1 00:00:00 UTC 1970"
 KBUILD_BUILD_USER=tracecost
@@ -83,7 +107,7 @@ export KBUILD_BUILD_TIMESTAMP KBUILD_BUILD_USER KBUILD_BUILD_HOST KBUILD_BUILD_V
 kmake() {
 	s=$1 d=$2
 	shift 2
-	nice -n 19 make -C "$s" O="$d" ARCH=x86_64 "$@"
+	nice -n 19 make -C "$s" O="$d" ARCH="$karch" CROSS_COMPILE="$cross" "$@"
 }
 syms() { grep '^CONFIG_' "$1" | sort; }
 fmt_time() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
@@ -92,7 +116,7 @@ fmt_time() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
 config_check() {
 	t=$(mktemp -d "$WORK/.cfg.XXXXXX")
 	cp "$2" "$t/.config"
-	make -s -C "$1" O="$t" ARCH=x86_64 olddefconfig >/dev/null
+	make -s -C "$1" O="$t" ARCH="$karch" CROSS_COMPILE="$cross" olddefconfig >/dev/null
 	syms "$2" >"$t/want"
 	syms "$t/.config" >"$t/got"
 	if ! cmp -s "$t/want" "$t/got"; then
@@ -113,8 +137,9 @@ build_a() {
 	if [ "$(cat "$a/.same-image-from" 2>/dev/null)" != "$from" ]; then
 		rm -rf "$a"
 		cp -a "$from" "$a"
-		# objtool's build records its absolute output path; every object
-		# depends on objtool, so a changed path would rebuild them all
+		# objtool's build (x86-64; arm64 has none in 6.1) records its
+		# absolute output path; every object depends on objtool, so a
+		# changed path would rebuild them all
 		grep -rl "$from" "$a/tools" 2>/dev/null | while read -r f; do
 			t=$(stat -c %y "$f")
 			sed -i "s#$from#$a#g" "$f"
@@ -129,8 +154,9 @@ build_a() {
 # build_b NAME: WORK/NAME/b, from the patched source with the same .config:
 # another copy of the cached pristine build whose recorded commands and
 # dependencies name the patched tree, then kbuild; kernel/same-image-reuse.py
-# first keeps the objects whose translation unit preprocesses to the same
-# tokens from both trees and leaves every other one to be recompiled
+# first finds what depends on a file whose content differs between the trees,
+# keeps the objects whose translation unit preprocesses to the same tokens
+# from both trees and removes every other such target, for kbuild to rebuild
 build_b() {
 	from=$(readlink -f "$KC/$1")
 	p0=$(srcof "$from")
@@ -153,8 +179,17 @@ build_b() {
 	# the series' new options, off (they are absent from the .config)
 	{ kmake "$patched" "$b" olddefconfig && kmake "$patched" "$b" prepare; } >"$b.log" 2>&1 ||
 		{ tail -20 "$b.log"; die "$1: make prepare failed on the patched tree (log: $b.log)"; }
-	JOBS=$jobs nice -n 19 python3 "$top/kernel/same-image-reuse.py" "$WORK/$1/a" "$b" "$p0" "$patched" |
-		sed "s/^same-image: /same-image: $1: /" | tee "$WORK/$1/reuse.txt"
+	# once per copy: the objects it keeps are then newer than their sources
+	if [ -f "$b/.same-image-reused" ]; then
+		echo "same-image: $1: objects sorted by an earlier run ($WORK/$1/reuse.txt)"
+	else
+		JOBS=$jobs nice -n 19 python3 "$top/kernel/same-image-reuse.py" "$WORK/$1/a" "$b" \
+			"$p0" "$patched" >"$WORK/$1/reuse.raw" ||
+			die "$1: kernel/same-image-reuse.py failed"
+		sed "s/^same-image: /same-image: $1: /" "$WORK/$1/reuse.raw" >"$WORK/$1/reuse.txt"
+		grep -v ': differs between the trees: ' "$WORK/$1/reuse.txt" || true
+		touch "$b/.same-image-reused"
+	fi
 	kmake "$patched" "$b" -j"$jobs" all >>"$b.log" 2>&1 ||
 		{ tail -20 "$b.log"; die "$1: the patched build failed (log: $b.log)"; }
 	echo "same-image: $1: patched build $(fmt_time $(($(date +%s) - start))) (nice 19, -j$jobs; log $b.log)"
@@ -187,7 +222,7 @@ selftest() {
 bad=0
 tested=0
 for n in "$@"; do
-	[ -f "$KC/$n/.tracecost-built" ] || die "$KC/$n is not built (make kernels KERNELS=$n)"
+	[ -f "$KC/$n/.tracecost-built" ] || die "$KC/$n is not built (make kernels ARCH=$karch KERNELS=$n)"
 	pristine=$(srcof "$KC/$n")
 	[ ! -f "$pristine/.tracecost-patched" ] || die "$n is built from a patched tree; name a pristine configuration"
 	mkdir -p "$WORK/$n"
@@ -211,7 +246,7 @@ for n in "$@"; do
 		ok=0
 	fi
 	cat "$WORK/$n/vmlinux.cmp"
-	for f in arch/x86/boot/bzImage System.map; do
+	for f in "$image" System.map; do
 		if cmp -s "$a/$f" "$b/$f"; then
 			what="${what:+$what, }$(basename "$f") $(stat -c %s "$a/$f") bytes"
 		else

@@ -151,6 +151,43 @@ for s in kernel/seed-table.sh tests/vm/seed-table.sh kernel/same-code.sh kernel/
 		'[ $rc -eq 2 ] && [ $(wc -l <sc.txt) -eq 1 ] && grep -q "ARCH=sparc is not x86_64" sc.txt &&
 		 [ -z "$(ls o | grep seed-table)" ] || { head -3 sc.txt | sed "s/^/# /"; false; }'
 done
+# make same-image and kernel/same-image.sh: x86_64 or arm64 only (riscv
+# not run yet), the same way: one line, exit 2, nothing made in its WORKDIR
+for a in sparc riscv; do
+	make -n --no-print-directory -C "$top" same-image ARCH=$a O="$tmp/o" >mk.txt 2>&1
+	rc=$?
+	check "make same-image ARCH=$a: one line, exit 2" \
+		'[ $rc -eq 2 ] && [ $(wc -l <mk.txt) -eq 1 ] &&
+		 grep -q "same-image: ARCH=$a is not x86_64 or arm64 (aarch64)" mk.txt ||
+		 { head -3 mk.txt | sed "s/^/# /"; false; }'
+	ARCH=$a sh "$top/kernel/same-image.sh" kc o/same-image stock >si.txt 2>&1
+	rc=$?
+	check "ARCH=$a kernel/same-image.sh: one line, exit 2, no WORKDIR" \
+		'[ $rc -eq 2 ] && [ $(wc -l <si.txt) -eq 1 ] &&
+		 grep -q "^same-image: ARCH=$a is not x86_64 or arm64 (aarch64)\$" si.txt &&
+		 [ ! -e o/same-image ] || { head -3 si.txt | sed "s/^/# /"; false; }'
+done
+ARCH=arm64 sh "$top/kernel/same-image.sh" kc o/same-image 'st/ock' >si.txt 2>&1
+rc=$?
+check "ARCH=arm64 kernel/same-image.sh, a bad kernel name: one line, exit 2, no WORKDIR" \
+	'[ $rc -eq 2 ] && [ $(wc -l <si.txt) -eq 1 ] &&
+	 grep -q "^same-image: bad configuration name .st/ock.\$" si.txt &&
+	 [ ! -e o/same-image ] || { head -3 si.txt | sed "s/^/# /"; false; }'
+# a known ARCH looks for its kernels where make kernels puts them, builds
+# nothing without them (kc/arm64 exists and holds no preemptirq)
+ARCH=aarch64 sh "$top/kernel/same-image.sh" kc o/same-image stock >si.txt 2>&1
+rc=$?
+check "ARCH=aarch64 kernel/same-image.sh: looks for KERNEL_CACHE/arm64/preemptirq, WORKDIR/arm64" \
+	'[ $rc -eq 1 ] &&
+	 grep -q "kc/arm64/preemptirq is not built (make kernels ARCH=arm64 KERNELS=preemptirq)" si.txt &&
+	 [ -d o/same-image/arm64 ] && [ -z "$(ls o/same-image/arm64)" ] ||
+	 { head -3 si.txt | sed "s/^/# /"; false; }'
+env -u ARCH sh "$top/kernel/same-image.sh" kc o/same-image stock >si.txt 2>&1
+rc=$?
+check "kernel/same-image.sh (x86-64): looks for KERNEL_CACHE/preemptirq" \
+	'[ $rc -eq 1 ] &&
+	 grep -q "kc/preemptirq is not built (make kernels ARCH=x86_64 KERNELS=preemptirq)" si.txt ||
+	 { head -3 si.txt | sed "s/^/# /"; false; }'
 # a known ARCH gets past the check and the static tracecost's: its kernels
 # are looked for where make kernels puts them (KERNEL_CACHE/NAME for
 # x86-64, KERNEL_CACHE/arm64/NAME/arch/arm64/boot/Image for arm64)
