@@ -529,7 +529,8 @@ deps-kernel:
 	@sh scripts/deps.sh kernel
 
 # Kernels from Debian's linux-source-6.1: kernel/configs/NAME.config on top of
-# tinyconfig + base.config, each a kbuild O= tree $(KERNEL_CACHE)/NAME (bzImage,
+# tinyconfig (the arch's defconfig if NAME.config has a line
+# "# tracecost-base: defconfig") + base.config, each a kbuild O= tree $(KERNEL_CACHE)/NAME (bzImage,
 # vmlinux, Module.symvers), cached by a hash of its inputs (kernel/build.sh).
 # ARCH=arm64: Debian's aarch64-linux-gnu- cross compiler, trees in
 # $(KERNEL_CACHE)/arm64/NAME (kernel/configs/arch/ARCH.config after base.config,
