@@ -530,7 +530,8 @@ deps-kernel:
 	@sh scripts/deps.sh kernel
 
 # Kernels from Debian's linux-source-6.1: kernel/configs/NAME.config on top of
-# tinyconfig + base.config, each a kbuild O= tree $(KERNEL_CACHE)/NAME (bzImage,
+# tinyconfig (the arch's defconfig if NAME.config has a line
+# "# tracecost-base: defconfig") + base.config, each a kbuild O= tree $(KERNEL_CACHE)/NAME (bzImage,
 # vmlinux, Module.symvers), cached by a hash of its inputs (kernel/build.sh).
 # ARCH=arm64: Debian's aarch64-linux-gnu- cross compiler, trees in
 # $(KERNEL_CACHE)/arm64/NAME (kernel/configs/arch/ARCH.config after base.config,
@@ -725,20 +726,28 @@ build-test:
 	@KERNEL_CACHE="$(KERNEL_CACHE)" sh kernel/build-test.sh $(BUILD_TEST)
 
 # Per-site cost of the preempt/irq toggles and the whole-vmlinux growth they
-# add up to (kernel/site-cost.sh; doc/seed-table.md): stock and preemptirq.
+# add up to (kernel/site-cost.sh; doc/seed-table.md): the pair
+# SITE_COST_KERNELS, "STOCK PATCHED" (default "stock preemptirq", tinyconfig);
+# SITE_COST_KERNELS="defconfig-stock defconfig-preemptirq" the same on the
+# architecture's defconfig (x86-64 only: no arm64/riscv fragments), two full
+# builds of a distribution-sized kernel: never in make check or CI (too long).
 # ARCH=arm64 (aarch64) or riscv (riscv64), as for seed-table: the per-site
 # table and the whole-vmlinux census of that architecture's kernels
 # ($(KDIR)/arm64/, $(KDIR)/riscv/). Any other ARCH stops make before any
 # work.
+SITE_COST_KERNELS ?= stock preemptirq
 ifneq ($(filter site-cost,$(MAKECMDGOALS)),)
 ifeq ($(SEED_ARCH),)
 $(error site-cost: ARCH=$(ARCH) is not x86_64, arm64 (aarch64) or riscv (riscv64))
 endif
+ifneq ($(words $(SITE_COST_KERNELS)),2)
+$(error site-cost: SITE_COST_KERNELS="$(SITE_COST_KERNELS)" is not two configurations, STOCK PATCHED)
+endif
 endif
 site-cost: deps-kernel
-	@$(MAKE) --no-print-directory kernels KERNELS="stock preemptirq" KERNEL_CACHE="$(KERNEL_CACHE)" \
+	@$(MAKE) --no-print-directory kernels KERNELS="$(SITE_COST_KERNELS)" KERNEL_CACHE="$(KERNEL_CACHE)" \
 		KERNEL="$(KERNEL)" ARCH="$(SEED_ARCH)"
-	@ARCH="$(SEED_ARCH)" sh kernel/site-cost.sh $(KDIR) stock preemptirq
+	@ARCH="$(SEED_ARCH)" sh kernel/site-cost.sh $(KDIR) $(SITE_COST_KERNELS)
 
 # The whole kernel unchanged by the series with its options off
 # (kernel/same-image.sh, doc/seed-table.md): for each kernel of

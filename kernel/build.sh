@@ -9,11 +9,16 @@
 #                                        ARMv7; mips, MIPS32r2 SMP: the last
 #                                        two are built, not booted)
 #   KERNEL=6.12 kernel/build.sh NAME...  the same on another kernel base
+#   kernel/build.sh --hash NAME...       print "NAME HASH BASE" for each NAME
+#                                        (the cache directory NAME-HASH it
+#                                        would build), nothing else: no
+#                                        unpacking, no lock, no build
 #
 # KERNEL picks the base: 6.1 (the default) is Debian's linux-source-6.1
 # (/usr/src/linux-source-6.1.tar.xz), 6.12 Debian's linux-source-6.12
 # (/usr/src/linux-source-6.12.tar.xz, bookworm-security). Each NAME is built
-# as ARCH's tinyconfig + kernel/configs/base.config +
+# as ARCH's tinyconfig (or the BASE its fragment names, below) +
+# kernel/configs/base.config +
 # kernel/configs/arch/ARCH.config + kernel/configs/version/KERNEL.config and
 # kernel/configs/version/KERNEL-ARCH.config (if there are: the lines that must
 # differ on that base, for every architecture or for one; none for 6.1) +
@@ -53,6 +58,15 @@
 # kernel/patches/V/, the same series on that base (so one fragment serves
 # every base, and a base without its port fails naming the directory).
 #
+# A fragment may name the configuration it starts from with a line
+#   # tracecost-base: BASE
+# BASE is tinyconfig (what a fragment without the line starts from) or
+# defconfig (`make defconfig`: the architecture's own defconfig, on x86_64
+# arch/x86/configs/x86_64_defconfig, a distribution-sized kernel); base.config,
+# the arch and version fragments and NAME.config apply on top of it alike.
+# BASE is part of the hash and of the build log's "== ..." line; any other
+# BASE is refused (one line, exit 2) before any work, as a bad NAME is.
+#
 # Every option a fragment sets must survive `make olddefconfig`, otherwise the
 # build fails naming the option (a typo or an unmet dependency).
 #
@@ -83,6 +97,8 @@ case "$extra_warn" in
 esac
 
 die() { echo "kernels: $*" >&2; exit 1; }
+# bad input: one line, exit 2, before any work
+bad() { echo "kernels: $*" >&2; exit 2; }
 
 # the architecture: kbuild's name, the cross compiler, the boot image
 case "${ARCH:-x86_64}" in
@@ -96,7 +112,7 @@ arm|armhf)
 	karch=arm cross=arm-linux-gnueabihf- image=arch/arm/boot/zImage sub=/arm ;;
 mips)
 	karch=mips cross=mips-linux-gnu- image=vmlinux sub=/mips ;;
-*)	die "ARCH=$ARCH is not x86_64, arm64, riscv, arm or mips" ;;
+*)	bad "ARCH=$ARCH is not x86_64, arm64, riscv, arm or mips" ;;
 esac
 archfrag=$cfgdir/arch/$karch.config
 # the base's own fragment (none for 6.1) and its directory in the cache
@@ -107,17 +123,34 @@ verfrag=""
 kdir=""
 [ "$kernel" = 6.1 ] || kdir=/$kernel
 
-[ $# -gt 0 ] || die "usage: kernel/build.sh NAME... (configurations in kernel/configs/)"
+# base_of FRAGMENT: the BASE of its "# tracecost-base: BASE" line, or tinyconfig
+base_of() {
+	b=$(sed -n 's/^# tracecost-base:[[:space:]]*\([^[:space:]]*\).*/\1/p' "$1" | tail -n 1)
+	echo "${b:-tinyconfig}"
+}
+
+hash_only=0
+if [ "${1:-}" = --hash ]; then
+	hash_only=1
+	shift
+fi
+[ $# -gt 0 ] || bad "usage: kernel/build.sh [--hash] NAME... (configurations in kernel/configs/)"
 for name in "$@"; do
 	case "$name" in
-	base) die "base is the fragment every configuration shares, not a configuration" ;;
-	*[!A-Za-z0-9_-]*|"") die "bad configuration name '$name'" ;;
+	base) bad "base is the fragment every configuration shares, not a configuration" ;;
+	*[!A-Za-z0-9_-]*|"") bad "bad configuration name '$name'" ;;
 	esac
-	[ -r "$cfgdir/$name.config" ] || die "no configuration '$name' (kernel/configs/$name.config)"
+	[ -r "$cfgdir/$name.config" ] || bad "no configuration '$name' (kernel/configs/$name.config)"
+	case "$(base_of "$cfgdir/$name.config")" in
+	tinyconfig|defconfig) ;;
+	*) bad "$name.config: tracecost-base '$(base_of "$cfgdir/$name.config")' is not tinyconfig or defconfig" ;;
+	esac
 done
 [ -r "$tarball" ] || die "$tarball is missing (make deps-kernels KERNEL=$kernel installs linux-source-$kernel)"
-for tool in flex bison bc gcc make xz; do
-	command -v $tool >/dev/null 2>&1 || die "$tool is missing (make deps-kernels)"
+tools="flex bison bc gcc make xz"
+[ "$hash_only" = 0 ] || tools=gcc
+for tool in $tools; do
+	command -v "$tool" >/dev/null 2>&1 || die "$tool is missing (make deps-kernels)"
 done
 [ -z "$cross" ] || command -v "${cross}gcc" >/dev/null 2>&1 ||
 	die "${cross}gcc is missing (make deps-kernels-$karch)"
@@ -125,14 +158,6 @@ done
 srcver=$(dpkg-query -W -f='${Version}' "linux-source-$kernel" 2>/dev/null || true)
 [ -n "$srcver" ] || srcver=$(stat -c '%s-%Y' "$tarball")
 ccver=$("${cross}gcc" --version | head -n 1)
-
-mkdir -p "$cache/src"
-cache=$(cd "$cache" && pwd)
-exec 9>"$cache/.lock"
-if ! flock -n 9; then
-	echo "kernels: waiting for another build in $cache"
-	flock 9
-fi
 
 # patch_dir FRAGMENT: the DIR of its "# tracecost-patches: DIR" line, or
 # nothing; a version DIR is our series, on this base: $kernel
@@ -158,6 +183,42 @@ patch_list() {
 	fi
 	return 0
 }
+
+# ovfrag_of NAME: NAME's override for this architecture (applied last), or nothing
+ovfrag_of() {
+	if [ -r "$cfgdir/arch/$karch/$1.config" ]; then echo "$cfgdir/arch/$karch/$1.config"; fi
+}
+
+# kernel_hash NAME: the 12 hex digits naming NAME's build in the cache: the
+# architecture, the base, the source version, the compiler, W, every
+# fragment, the patches and this script
+kernel_hash() {
+	f=$cfgdir/$1.config
+	d=$(patch_dir "$f")
+	l=""
+	[ -n "$d" ] && l=$(patch_list "$d")
+	# shellcheck disable=SC2046,SC2086
+	(echo "arch $karch"; echo "base $(base_of "$f")"; echo "linux-source $srcver"; echo "$ccver"; \
+		[ -z "$extra_warn" ] || echo "W=$extra_warn"; \
+		cat "$cfgdir/base.config" "$archfrag" $verfrag "$f" $(ovfrag_of "$1") $l "$top/kernel/build.sh") |
+		sha256sum | cut -c1-12
+}
+
+# --hash: "NAME HASH BASE" per NAME, nothing built, unpacked or locked
+if [ "$hash_only" = 1 ]; then
+	for name in "$@"; do
+		echo "$name $(kernel_hash "$name") $(base_of "$cfgdir/$name.config")"
+	done
+	exit 0
+fi
+
+mkdir -p "$cache/src"
+cache=$(cd "$cache" && pwd)
+exec 9>"$cache/.lock"
+if ! flock -n 9; then
+	echo "kernels: waiting for another build in $cache"
+	flock 9
+fi
 
 # pristine: unpack the source once
 pristine=$cache/src/linux-$srcver
@@ -186,7 +247,9 @@ source_tree() {
 	if [ ! -f "$tree/.tracecost-patched" ]; then
 		echo "kernels: patching a copy of the source with kernel/patches/$pd" >&2
 		rm -rf "$tree" "$tree.tmp"
-		cp -a "$pristine" "$tree.tmp"
+		# the tree's contents, also when $pristine is a symlink to one
+		mkdir "$tree.tmp"
+		cp -a "$pristine/." "$tree.tmp"
 		for p in $plist; do
 			if ! patch -p1 -s -d "$tree.tmp" <"$p" >"$tree.tmp/.patch.log" 2>&1; then
 				cat "$tree.tmp/.patch.log" >&2
@@ -225,18 +288,10 @@ fmt_time() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
 rc=0
 for name in "$@"; do
 	frag=$cfgdir/$name.config
-	# NAME's override for this architecture, applied last
-	ovfrag=""
-	[ -r "$cfgdir/arch/$karch/$name.config" ] && ovfrag=$cfgdir/arch/$karch/$name.config
+	kbase=$(base_of "$frag")
+	ovfrag=$(ovfrag_of "$name")
 	src=$(source_tree "$frag") || exit 1
-	pd=$(patch_dir "$frag")
-	plist=""
-	[ -n "$pd" ] && plist=$(patch_list "$pd")
-	# shellcheck disable=SC2086
-	hash=$( (echo "arch $karch"; echo "linux-source $srcver"; echo "$ccver"; \
-		[ -z "$extra_warn" ] || echo "W=$extra_warn"; \
-		cat "$cfgdir/base.config" "$archfrag" $verfrag "$frag" $ovfrag $plist "$top/kernel/build.sh") |
-		sha256sum | cut -c1-12)
+	hash=$(kernel_hash "$name")
 	mkdir -p "$cache$kdir$sub"
 	out=$cache$kdir$sub/$name-$hash
 	if [ -f "$out/.tracecost-built" ] && [ -r "$out/$image" ]; then
@@ -253,8 +308,8 @@ for name in "$@"; do
 	kmake() { make -C "$src" O="$out" ARCH=$karch CROSS_COMPILE=$cross V="$verbose" W="$extra_warn" "$@"; }
 	(
 		set -e
-		echo "== $karch $kernel tinyconfig + base.config + arch/$karch.config$(for f in $verfrag; do printf ' + version/%s' "${f##*/}"; done) + $name.config${ovfrag:+ + arch/$karch/$name.config}${extra_warn:+ W=$extra_warn} ($src)"
-		kmake tinyconfig
+		echo "== $karch $kernel $kbase + base.config + arch/$karch.config$(for f in $verfrag; do printf ' + version/%s' "${f##*/}"; done) + $name.config${ovfrag:+ + arch/$karch/$name.config}${extra_warn:+ W=$extra_warn} ($src)"
+		kmake "$kbase"
 		# apply the fragments: drop every symbol they set, then append their values
 		awk '{ print $1 }' "$want" >"$out/.tracecost-syms"
 		grep -v -E "^(# )?($(paste -sd'|' "$out/.tracecost-syms"))[= ]" "$out/.config" >"$out/.config.new" || true

@@ -49,6 +49,12 @@
 #    (nm -S) beside those sums and the new functions' sizes, and the growth
 #    of the section that holds __jump_table beside the entries. The
 #    remainder is what the sites changed elsewhere (inlining and layout).
+#    Then the file size of each vmlinux stripped (strip -o, the measure v3's
+#    cover letter quoted), and the modules: the census counts vmlinux only;
+#    the .ko files of each tree (a defconfig builds some) and the preemptirq
+#    jump-table entries in them are counted on a line of their own. A
+#    return may be a jmp to __x86_return_thunk (RETHUNK, as on
+#    x86_64_defconfig): the per-site walk takes it for a ret.
 # Needs both trees built (make kernels [ARCH=...] KERNELS="stock preemptirq").
 # SITE_COST_CENSUS_ONLY=1: part 2 alone, from the two vmlinux files and the
 # tree's jump_label.h (no module build; tests/integration/site-cost.sh runs
@@ -62,16 +68,21 @@ seed_arch
 KC=$(readlink -f "$1")$sub
 A=${2:-stock}
 B=${3:-preemptirq}
+for k in "$A" "$B"; do
+	case $k in
+	*[!A-Za-z0-9_-]* | "") echo "site-cost: bad configuration name '$k'" >&2; exit 2 ;;
+	esac
+done
 top=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "site-cost: $*" >&2; exit 1; }
 case $karch in
 x86_64)	archname=x86-64 hdr=x86 callrel='^R_X86_64_(PLT32|PC32)$' jtrel=R_X86_64_PC32
-	RET='^ret' CALL='^call' JMP='^jmp' COND='^j' IND='^$' ;;
+	RET='^ret' CALL='^call' JMP='^jmp' COND='^j' IND='^$' THUNK='^__x86_return_thunk([-+]|$)' ;;
 arm64)	archname=AArch64 hdr=arm64 callrel='^R_AARCH64_(CALL26|JUMP26)$' jtrel=R_AARCH64_PREL32
-	RET='^ret(aa|ab)?$' CALL='^blr?$' JMP='^b$' COND='^(b\.[a-z]+|cbn?z|tbn?z)$' IND='^br$' ;;
+	RET='^ret(aa|ab)?$' CALL='^blr?$' JMP='^b$' COND='^(b\.[a-z]+|cbn?z|tbn?z)$' IND='^br$' THUNK='' ;;
 riscv)	archname=riscv64 hdr=riscv callrel='^R_RISCV_CALL(_PLT)?$' jtrel=R_RISCV_ADD32
 	RET='^(c\.)?ret$' CALL='^(c\.)?(jal|jalr|call)$' JMP='^(c\.)?j$'
-	COND='^(c\.)?b(eq|ne|lt|ge|gt|le)(u|z)?$' IND='^(c\.)?jr$' ;;
+	COND='^(c\.)?b(eq|ne|lt|ge|gt|le)(u|z)?$' IND='^(c\.)?jr$' THUNK='' ;;
 esac
 # the census (part 2): an irq site's kind is told by the nearest
 # instruction matching FLAG within W instructions of its NOP, each matched
@@ -125,7 +136,7 @@ HEX='function hex(s,  i, v) { v = 0; s = tolower(s); for (i = 1; i <= length(s);
 # path from the entry through its return
 site() {
 	awk -v fn="<$1>:" -v fsize="$2" -v callrel="$callrel" -v RET="$RET" -v CALL="$CALL" \
-		-v JMP="$JMP" -v COND="$COND" -v IND="$IND" "$HEX"'
+		-v JMP="$JMP" -v COND="$COND" -v IND="$IND" -v THUNK="$THUNK" "$HEX"'
 	# the target of a direct branch: the address before " <symbol>"
 	function tgt(i,  t) {
 		t = line[i]
@@ -187,6 +198,10 @@ site() {
 	on && $2 ~ /^R_/ {
 		# a relocation (objdump -dr): the call it belongs to is a mark
 		if ($2 ~ callrel && $3 ~ /^tc_site_mark([-+]|$)/) mark[n - 1] = 1
+		# x86-64 with RETHUNK (defconfig): a return is a jmp to the
+		# return thunk, its target a relocation (objdump shows the
+		# next instruction): a ret, not a jump to follow
+		if (THUNK != "" && $3 ~ THUNK && op[n - 1] ~ JMP) op[n - 1] = "ret"
 		next
 	}
 	on && /^ *[0-9a-f]+:/ {
@@ -405,3 +420,21 @@ fi
 sa=$(span "$va") sb=$(span "$vb")
 echo "_etext - _stext: $sa -> $sb, +$((sb - sa)) bytes$([ $((10 * (sb - sa))) -lt $((fb - fa)) ] &&
 	echo " (the growth lands in alignment padding inside .text)")"
+ssa=$("${cross}strip" -o "$tmp/a.stripped" "$va" && stat -c %s "$tmp/a.stripped")
+ssb=$("${cross}strip" -o "$tmp/b.stripped" "$vb" && stat -c %s "$tmp/b.stripped")
+echo "stripped vmlinux (strip -o, file size): $ssa -> $ssb, +$((ssb - ssa)) bytes"
+# the modules, outside vmlinux and the census: how many, and the jump-table
+# entries with a preemptirq key in them (the key field's relocation)
+mods() {
+	find "$KC/$1/" -name '*.ko' -type f | sort >"$tmp/mods-$1"
+	n=$(wc -l <"$tmp/mods-$1") e=0
+	while read -r m; do
+		k=$("${cross}objdump" -r -j __jump_table "$m" 2>/dev/null |
+			grep -cE '__tracepoint_(irq|preempt)_(disable|enable)([-+]|$)' || true)
+		e=$((e + k))
+	done <"$tmp/mods-$1"
+	echo "$n $e"
+}
+set -- $(mods "$A") $(mods "$B")
+echo "modules (not in vmlinux, not in the census): $1 .ko in $A, $3 in $B;" \
+	"preemptirq jump-table entries in $B's: $4"

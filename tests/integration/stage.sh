@@ -230,4 +230,61 @@ check "ARCH=aarch64 kernel/ftrace-table.sh: looks for KERNEL_CACHE/arm64/stock/a
 	'[ $rc -eq 1 ] && grep -q "kc/arm64/stock/arch/arm64/boot/Image is missing (make kernels ARCH=arm64 KERNELS=stock)" a64.txt ||
 	 { head -3 a64.txt | sed "s/^/# /"; false; }'
 
+# make site-cost SITE_COST_KERNELS="STOCK PATCHED": two names, else one line
+# and exit 2 from make itself; a bad name: the same from kernel/site-cost.sh
+make -n --no-print-directory -C "$top" site-cost SITE_COST_KERNELS="stock" O="$tmp/o" >mk.txt 2>&1
+rc=$?
+check "make site-cost SITE_COST_KERNELS=stock: one line, exit 2" \
+	'[ $rc -eq 2 ] && [ $(wc -l <mk.txt) -eq 1 ] &&
+	 grep -q "site-cost: SITE_COST_KERNELS=\"stock\" is not two configurations" mk.txt ||
+	 { head -3 mk.txt | sed "s/^/# /"; false; }'
+make -n --no-print-directory -C "$top" site-cost SITE_COST_KERNELS="defconfig-stock defconfig-preemptirq" \
+	KERNEL_CACHE="$tmp/kc" O="$tmp/o" >mk.txt 2>&1
+check "make site-cost SITE_COST_KERNELS=\"defconfig-stock defconfig-preemptirq\": builds and compares that pair" \
+	'grep -q "kernel/build.sh defconfig-stock defconfig-preemptirq\$" mk.txt &&
+	 grep -q "kernel/site-cost.sh $tmp/kc defconfig-stock defconfig-preemptirq\$" mk.txt ||
+	 { sed "s/^/# /" mk.txt; false; }'
+env -u ARCH sh "$top/kernel/site-cost.sh" kc stock "../x" >sc.txt 2>&1
+rc=$?
+check "kernel/site-cost.sh KC stock ../x: one line, exit 2" \
+	'[ $rc -eq 2 ] && [ $(wc -l <sc.txt) -eq 1 ] && grep -q "bad configuration name" sc.txt'
+
+# kernel/build.sh's "# tracecost-base: BASE" line (no kernel is built): a
+# copy of kernel/ with a fragment naming a base build.sh does not know is
+# refused in one line with exit 2 before any work (no cache directory, the
+# missing source tarball not even looked at); --hash prints each kernel's
+# hash and base without building, and defconfig-stock (stock.config's
+# options on defconfig) hashes apart from stock
+mkdir -p kb/kernel
+cp -r "$top/kernel/build.sh" "$top/kernel/configs" "$top/kernel/patches" kb/kernel/
+{ echo "# tracecost-base: allnoconfig"; cat "$top/kernel/configs/stock.config"; } >kb/kernel/configs/badbase.config
+for mode in "" --hash; do
+	env -u ARCH -u KERNEL LINUX_SOURCE_TARBALL="$tmp/none.tar.xz" KERNEL_CACHE="$tmp/kb-cache" \
+		bash kb/kernel/build.sh $mode stock badbase >kb.txt 2>&1
+	rc=$?
+	check "kernel/build.sh ${mode:+$mode }badbase (tracecost-base: allnoconfig): one line, exit 2, nothing done" \
+		'[ $rc -eq 2 ] && [ $(wc -l <kb.txt) -eq 1 ] &&
+		 grep -qx "kernels: badbase.config: tracecost-base .allnoconfig. is not tinyconfig or defconfig" kb.txt &&
+		 [ ! -e "$tmp/kb-cache" ] || { head -3 kb.txt | sed "s/^/# /"; false; }'
+done
+: >src.tar.xz
+env -u ARCH -u KERNEL LINUX_SOURCE_TARBALL="$tmp/src.tar.xz" KERNEL_CACHE="$tmp/kb-cache" \
+	bash "$top/kernel/build.sh" --hash stock defconfig-stock stock preemptirq defconfig-preemptirq >kh.txt 2>&1
+rc=$?
+check "kernel/build.sh --hash: NAME HASH BASE per name, the same hash twice, nothing unpacked or built" \
+	'[ $rc -eq 0 ] && [ $(wc -l <kh.txt) -eq 5 ] &&
+	 awk "NR == 1 && \$1 == \"stock\" && \$3 == \"tinyconfig\" { s = \$2 }
+	      NR == 3 && \$2 == s && length(s) == 12 && s !~ /[^0-9a-f]/ { ok = 1 } END { exit !ok }" kh.txt &&
+	 [ ! -e "$tmp/kb-cache" ] || { sed "s/^/# /" kh.txt; false; }'
+check "kernel/build.sh --hash: defconfig-stock and -preemptirq start from defconfig, hash apart from stock, preemptirq" \
+	'[ "$(awk "{ print \$1, \$3 }" kh.txt | sort -u | tr "\n" " ")" = "defconfig-preemptirq defconfig defconfig-stock defconfig preemptirq tinyconfig stock tinyconfig " ] &&
+	 [ $(awk "{ print \$2 }" kh.txt | sort -u | wc -l) -eq 4 ]'
+# the base line: its last word wins, blanks around it ignored; stock has none
+{ echo "# tracecost-base: tinyconfig"; printf '# tracecost-base:\tdefconfig  \n'; cat "$top/kernel/configs/stock.config"; } >kb/kernel/configs/last.config
+env -u ARCH -u KERNEL LINUX_SOURCE_TARBALL="$tmp/src.tar.xz" \
+	bash kb/kernel/build.sh --hash last stock >kc2.txt 2>&1
+check "kernel/build.sh --hash: the last tracecost-base line names the base (blanks ignored), none is tinyconfig" \
+	'[ "$(awk "{ print \$1, \$3 }" kc2.txt | tr "\n" " ")" = "last defconfig stock tinyconfig " ] ||
+	 { sed "s/^/# /" kc2.txt; false; }'
+
 summary stage
