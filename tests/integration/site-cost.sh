@@ -92,6 +92,31 @@ census() {
 
 row() { grep -qxF "$2" "$1.out" || { echo "# expected: $2"; sed 's/^/# /' "$1.out"; false; }; }
 
+# census_checks ARCH ARCHNAME RC FUNCTIONS ROW...: the checks every
+# architecture's census passes: RC the exit status of its images' assembly
+# and link, FUNCTIONS the expected "functions (nm -S)" growth (an ERE after
+# the sizes), each ROW a line of its table; 7 kinds classified; .rodata
+# grows by the 9 entries; no ORC, a reason instead
+census_checks() {
+	a=$1 an=$2 rc=$3 fre=$4
+	shift 4
+	check "$a images assembled and linked" '[ $rc -eq 0 ] || { sed "s/^/# /" $a.err; false; }'
+	census "$a"
+	check "$a census: exit 0, no per-site part" '[ $? -eq 0 ] && ! grep -q "^Per site" $a.out ||
+		{ sed "s/^/# /" $a.out; false; }'
+	for r in "$@"; do
+		check "$a census row $r" 'row $a "$r"'
+	done
+	check "$a census: nothing else classified" '[ $(grep -c "^| [^-s*]" $a.out) -eq 7 ]'
+	check "$a: the functions' growth is NOPs + blocks + the new function, remainder 0" \
+		'grep -Eq "^functions \(nm -S\): [0-9]+ -> [0-9]+, $fre \+ remainder 0 " $a.out ||
+		 { sed "s/^/# /" $a.out; false; }'
+	check "$a: .rodata holds __jump_table, grows by the entries" \
+		'grep -q "^.rodata (holds __jump_table): 16 -> 160, +144 bytes = jump-table entries 144 + remainder 0$" $a.out'
+	check "$a: no ORC line, a reason instead" \
+		'grep -q "^unwind tables: none to measure ($an has no ORC" $a.out && ! grep -q orc_unwind $a.out'
+}
+
 # AArch64: every site's block is "bl irq_toggle_disable; b back", 8 bytes
 if command -v aarch64-linux-gnu-as >/dev/null && command -v aarch64-linux-gnu-ld >/dev/null &&
 	command -v aarch64-linux-gnu-objdump >/dev/null; then
@@ -171,24 +196,12 @@ irq_toggle_disable:
 .endif
 S
 	  common_data; } | image arm64 aarch64-linux-gnu- "" "" 0xffffffc008010000
-	check "arm64 images assembled and linked" '[ $? -eq 0 ] || { sed "s/^/# /" arm64.err; false; }'
-	census arm64
-	check "arm64 census: exit 0, no per-site part" '[ $? -eq 0 ] && ! grep -q "^Per site" arm64.out ||
-		{ sed "s/^/# /" arm64.out; false; }'
-	for r in "| local_irq_disable | 1 | 4 | 8 | 16 |" "| local_irq_enable | 2 | 8 | 16 | 32 |" \
+	census_checks arm64 AArch64 $? \
+		'\+112 bytes = NOPs 36 \+ out-of-line blocks 72 \+ 1 new functions of the series and its events 4' \
+		"| local_irq_disable | 1 | 4 | 8 | 16 |" "| local_irq_enable | 2 | 8 | 16 | 32 |" \
 		"| local_irq_save | 2 | 8 | 16 | 32 |" "| local_irq_restore | 1 | 4 | 8 | 16 |" \
 		"| irq_disable (other) | 1 | 4 | 8 | 16 |" "| preempt_count_add | 1 | 4 | 8 | 16 |" \
-		"| preempt_count_sub | 1 | 4 | 8 | 16 |" "| **all** | **9** | **36** | **72** | **144** |"; do
-		check "arm64 census row $r" 'row arm64 "$r"'
-	done
-	check "arm64 census: nothing else classified" '[ $(grep -c "^| [^-s*]" arm64.out) -eq 7 ]'
-	check "arm64: the functions' growth is NOPs + blocks + the new function, remainder 0" \
-		'grep -Eq "^functions \(nm -S\): [0-9]+ -> [0-9]+, \+112 bytes = NOPs 36 \+ out-of-line blocks 72 \+ 1 new functions of the series and its events 4 \+ remainder 0 " arm64.out ||
-		 { sed "s/^/# /" arm64.out; false; }'
-	check "arm64: .rodata holds __jump_table, grows by the entries" \
-		'grep -q "^.rodata (holds __jump_table): 16 -> 160, +144 bytes = jump-table entries 144 + remainder 0$" arm64.out'
-	check "arm64: no ORC line, a reason instead" \
-		'grep -q "^unwind tables: none to measure (AArch64 has no ORC" arm64.out && ! grep -q orc_unwind arm64.out'
+		"| preempt_count_sub | 1 | 4 | 8 | 16 |" "| **all** | **9** | **36** | **72** | **144** |"
 else
 	skip "arm64 census: aarch64-linux-gnu- binutils missing (make deps-aarch64)"
 fi
@@ -270,24 +283,12 @@ irq_toggle_disable:
 .endif
 S
 	  common_data; } | image riscv riscv64-linux-gnu- "-march=rv64imac_zicsr -mabi=lp64" "--no-relax" 0xffffffff80002000
-	check "riscv images assembled and linked" '[ $? -eq 0 ] || { sed "s/^/# /" riscv.err; false; }'
-	census riscv
-	check "riscv census: exit 0, no per-site part" '[ $? -eq 0 ] && ! grep -q "^Per site" riscv.out ||
-		{ sed "s/^/# /" riscv.out; false; }'
-	for r in "| local_irq_disable | 1 | 6 | 12 | 16 |" "| local_irq_enable | 2 | 8 | 24 | 32 |" \
+	census_checks riscv riscv64 $? \
+		'\+15[0-9] bytes = NOPs 38 \+ out-of-line blocks 108 \+ 1 new functions of the series and its events [0-9]+' \
+		"| local_irq_disable | 1 | 6 | 12 | 16 |" "| local_irq_enable | 2 | 8 | 24 | 32 |" \
 		"| local_irq_save | 2 | 8 | 24 | 32 |" "| local_irq_restore | 1 | 4 | 12 | 16 |" \
 		"| irq_disable (other) | 1 | 4 | 12 | 16 |" "| preempt_count_add | 1 | 4 | 12 | 16 |" \
-		"| preempt_count_sub | 1 | 4 | 12 | 16 |" "| **all** | **9** | **38** | **108** | **144** |"; do
-		check "riscv census row $r" 'row riscv "$r"'
-	done
-	check "riscv census: nothing else classified" '[ $(grep -c "^| [^-s*]" riscv.out) -eq 7 ]'
-	check "riscv: the functions' growth is NOPs + blocks + the new function, remainder 0" \
-		'grep -Eq "^functions \(nm -S\): [0-9]+ -> [0-9]+, \+15[0-9] bytes = NOPs 38 \+ out-of-line blocks 108 \+ 1 new functions of the series and its events [0-9]+ \+ remainder 0 " riscv.out ||
-		 { sed "s/^/# /" riscv.out; false; }'
-	check "riscv: .rodata holds __jump_table, grows by the entries" \
-		'grep -q "^.rodata (holds __jump_table): 16 -> 160, +144 bytes = jump-table entries 144 + remainder 0$" riscv.out'
-	check "riscv: no ORC line, a reason instead" \
-		'grep -q "^unwind tables: none to measure (riscv64 has no ORC" riscv.out && ! grep -q orc_unwind riscv.out'
+		"| preempt_count_sub | 1 | 4 | 12 | 16 |" "| **all** | **9** | **38** | **108** | **144** |"
 else
 	skip "riscv census: riscv64-linux-gnu- binutils missing (make deps-kernels ARCH=riscv)"
 fi
