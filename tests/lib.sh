@@ -46,6 +46,23 @@ check() {
 	if eval "$2"; then ok "$1"; else not_ok "$1"; fi
 }
 
+# catches PID SIG: wait (up to 30 s) until process PID has a handler for
+# signal SIG (a number) in place, read from SigCgt of /proc/PID/status. A
+# signal sent before that meets the dynamic loader or the kernel's default
+# action, which no program can answer; a test that means "as early as the
+# program can answer" waits for this, however loaded the machine is.
+catches() {
+	_n=0
+	while [ $_n -lt 3000 ]; do
+		_m=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null)
+		[ -n "$_m" ] || return 1
+		[ $(((0x$_m >> ($2 - 1)) & 1)) -eq 1 ] && return 0
+		sleep 0.01
+		_n=$((_n + 1))
+	done
+	return 1
+}
+
 cleanup() { :; }
 
 tmpdir() {

@@ -119,11 +119,15 @@ rc=$?
 check "SIGINT during --runs 50: exit 130, no result file" '[ $rc -eq 130 ] && [ ! -e int.json ]'
 "$TC" run --runs 3 --cpus 0 --samples 2000 --json int2.json >/dev/null 2>&1 &
 pid=$!
-sleep 0.05
+# as soon as main() has its handler in place (15: SIGTERM); a fixed sleep
+# raced the dynamic loader on a loaded machine (killed by SIGTERM, 143)
+catches $pid 15
+caught=$?
 kill -TERM $pid
 wait $pid
 rc=$?
-check "SIGTERM after 50 ms: exit 130, no result file" '[ $rc -eq 130 ] && [ ! -e int2.json ]'
+check "SIGTERM as soon as the handler is in place: exit 130, no result file" \
+	'[ $caught -eq 0 ] && [ $rc -eq 130 ] && [ ! -e int2.json ]'
 check "no /tmp/tracecost-runs.* left behind" '[ $(leftovers) -eq $before ]'
 
 summary runs
