@@ -555,11 +555,15 @@ deps-kernels:
 		arm|armhf) sh scripts/deps.sh kernels-arm ;; mips) sh scripts/deps.sh kernels-mips ;; esac
 
 # The module on the debug kernel under provoked races (tests/vm/stress.sh);
-# RACES=N sets the number of rmmod races (default 200).
+# RACES=N sets the number of rmmod races (default 200). ARCH=arm64 or riscv:
+# that architecture's debug kernel ($(KERNEL_CACHE)/arm64/debug, .../riscv/
+# debug), the module cross-built against it, the static tracecost of the
+# cross build in $(O)-arm64 or $(O)-riscv64, QEMU's virt board.
 check-kernel-debug: deps-kernel
-	@$(MAKE) --no-print-directory kernels KERNELS=debug
+	@$(MAKE) --no-print-directory kernels KERNELS=debug ARCH="$(SEED_ARCH)"
 	@$(MAKE) --no-print-directory $(O)/tracecost-static $(TRACECOST)
-	@sh tests/vm/stress.sh $(O) $(KERNEL_CACHE)
+	$(if $(SEED_CROSS_$(SEED_ARCH)),@$(MAKE) --no-print-directory $(SEED_CROSS_$(SEED_ARCH)))
+	@ARCH="$(SEED_ARCH)" sh tests/vm/stress.sh $(O) $(KERNEL_CACHE)
 
 # tracecost vm end to end with Debian's kernel (tests/vm/vm.sh): bad input,
 # missing QEMU, a module that does not build, a kernel that does not boot, two
@@ -592,9 +596,9 @@ check-vm-signals: deps-kernel
 # stops make before any work.
 SEED_KERNELS	:= stock irqsoff preemptirq lockdep
 SEED_ARCH	= $(or $(if $(filter x86_64 x86 amd64,$(ARCH)),x86_64),$(if $(filter arm64 aarch64,$(ARCH)),arm64),$(if $(filter riscv riscv64,$(ARCH)),riscv))
-ifneq ($(filter seed-table check-seed-table,$(MAKECMDGOALS)),)
+ifneq ($(filter seed-table check-seed-table check-balance check-kernel-debug,$(MAKECMDGOALS)),)
 ifeq ($(SEED_ARCH),)
-$(error seed-table: ARCH=$(ARCH) is not x86_64, arm64 (aarch64) or riscv (riscv64))
+$(error $(firstword $(filter seed-table check-seed-table check-balance check-kernel-debug,$(MAKECMDGOALS))): ARCH=$(ARCH) is not x86_64, arm64 (aarch64) or riscv (riscv64))
 endif
 endif
 # the cross builds of the static tracecost (make deps-kernels ARCH=...,
@@ -703,11 +707,8 @@ check-balance: deps-kernel
 	@$(MAKE) --no-print-directory $(TRACECOST) $(O)/tracecost-static
 	@$(MAKE) --no-print-directory kernels KERNELS="$(BALANCE_KERNELS)" KERNEL_CACHE="$(KERNEL_CACHE)" \
 		ARCH="$(ARCH)" KERNEL="$(KERNEL)"
-	@case "$(ARCH)" in arm64|aarch64) $(MAKE) --no-print-directory CROSS_COMPILE=aarch64-linux-gnu- \
-		O=$(O)-arm64 $(O)-arm64/tracecost-static ;; \
-		riscv|riscv64) $(MAKE) --no-print-directory CROSS_COMPILE=riscv64-linux-gnu- \
-		O=$(O)-riscv64 $(O)-riscv64/tracecost-static ;; esac
-	@ARCH="$(ARCH)" sh tests/vm/balance.sh $(O) $(KDIR) $(BALANCE_KERNELS)
+	$(if $(SEED_CROSS_$(SEED_ARCH)),@$(MAKE) --no-print-directory $(SEED_CROSS_$(SEED_ARCH)))
+	@ARCH="$(SEED_ARCH)" sh tests/vm/balance.sh $(O) $(KDIR) $(BALANCE_KERNELS)
 
 # Every patch of kernel/patches/ through the kernel's scripts/checkpatch.pl
 # --no-tree (each series through its own base's: linux-source-6.1, -6.12):

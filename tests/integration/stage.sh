@@ -130,12 +130,12 @@ check "kernel build progress: the build's exit status" '[ $? -eq 7 ]'
 # architecture in one line with exit 2, before any work: make itself (make
 # -n, so that nothing would run were the check missing), then each script
 # the targets run, given stand-ins for the binaries they look for
-for t in seed-table check-seed-table site-cost; do
+for t in seed-table check-seed-table site-cost check-balance check-kernel-debug; do
 	make -n --no-print-directory -C "$top" $t ARCH=sparc O="$tmp/o" >mk.txt 2>&1
 	rc=$?
 	check "make $t ARCH=sparc: one line, exit 2" \
 		'[ $rc -eq 2 ] && [ $(wc -l <mk.txt) -eq 1 ] &&
-		 grep -Eq "(seed-table|site-cost): ARCH=sparc is not x86_64, arm64 \(aarch64\) or riscv \(riscv64\)" mk.txt ||
+		 grep -Eq "(seed-table|site-cost|check-balance|check-kernel-debug): ARCH=sparc is not x86_64, arm64 \(aarch64\) or riscv \(riscv64\)" mk.txt ||
 		 { head -3 mk.txt | sed "s/^/# /"; false; }'
 done
 mkdir -p o o-arm64-pmc kc/arm64 kc/sparc
@@ -143,13 +143,14 @@ printf '#!/bin/sh\nexit 0\n' >o/tracecost
 cp o/tracecost o/tracecost-static
 cp o/tracecost o-arm64-pmc/tracecost-static
 chmod +x o/tracecost o/tracecost-static o-arm64-pmc/tracecost-static
-for s in kernel/seed-table.sh tests/vm/seed-table.sh kernel/same-code.sh kernel/site-cost.sh; do
+for s in kernel/seed-table.sh tests/vm/seed-table.sh kernel/same-code.sh kernel/site-cost.sh \
+	tests/vm/balance.sh tests/vm/stress.sh; do
 	case $s in kernel/same-code.sh | kernel/site-cost.sh) set -- kc ;; *) set -- o kc ;; esac
 	ARCH=sparc sh "$top/$s" "$@" >sc.txt 2>&1
 	rc=$?
 	check "ARCH=sparc $s: one line, exit 2, no results" \
 		'[ $rc -eq 2 ] && [ $(wc -l <sc.txt) -eq 1 ] && grep -q "ARCH=sparc is not x86_64" sc.txt &&
-		 [ -z "$(ls o | grep seed-table)" ] || { head -3 sc.txt | sed "s/^/# /"; false; }'
+		 [ -z "$(ls o | grep -E "seed-table|^vm-")" ] || { head -3 sc.txt | sed "s/^/# /"; false; }'
 done
 # make same-image and kernel/same-image.sh: x86_64 or arm64 only (riscv
 # not run yet), the same way: one line, exit 2, nothing made in its WORKDIR

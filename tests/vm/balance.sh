@@ -24,7 +24,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 # architectures' checks can run at once
 case "${ARCH:-x86_64}" in
 x86_64 | x86 | amd64) vm=$O/vm-balance ;;
-*) vm=$O/vm-balance-${ARCH} ;;
+arm64 | aarch64 | riscv | riscv64) vm=$O/vm-balance-${ARCH} ;;
+*) echo "balance: ARCH=$ARCH is not x86_64, arm64 or riscv" >&2; exit 2 ;;
 esac
 vm_name=balance
 mkdir -p "$vm"
@@ -40,7 +41,6 @@ riscv|riscv64)
 	static=$O-riscv64/tracecost-static kdir=$kc/riscv image=arch/riscv/boot/Image
 	export VM_ARCH=riscv64 VM_BUSYBOX=/var/lib/tracecost/riscv64/busybox
 	[ -x "$VM_BUSYBOX" ] || die "$VM_BUSYBOX is missing (make deps-kernels ARCH=riscv)" ;;
-*) die "ARCH=$ARCH is not x86_64, arm64 or riscv" ;;
 esac
 [ -x "$static" ] || die "$static is missing (make $static)"
 

@@ -108,13 +108,21 @@ jqcheck() { # jqcheck FILE EXPR DESC
 	if jq -e "$2" "$1" >/dev/null 2>&1; then ok "$3"; else not_ok "$3"; fi
 }
 
-# vm_module KDIR OUT: build kernel/module/ against the kbuild tree KDIR, copy the .ko to OUT
+# vm_module KDIR OUT: build kernel/module/ against the kbuild tree KDIR, copy
+# the .ko to OUT. Built in a copy under $vm (with lib/ and include/, which
+# its Kbuild reads), so that two tests, or two architectures, never build in
+# the same folder at once. VM_KBUILD: kbuild's ARCH= and CROSS_COMPILE= for
+# another architecture's tree (an O= tree does not record them).
 vm_module() {
-	make -s -C "$1" M="$top/kernel/module" clean >/dev/null 2>&1
-	make -s -C "$1" M="$top/kernel/module" modules >"$vm/kbuild.log" 2>&1 ||
+	_mk=$vm/module-src
+	rm -rf "$_mk" && mkdir -p "$_mk/kernel" && cp -r "$top/lib" "$top/include" "$_mk/" &&
+		cp -r "$top/kernel/module" "$_mk/kernel/" || die "cannot copy kernel/module to $_mk"
+	rm -f "$_mk"/kernel/module/*.o "$_mk"/kernel/module/*.ko "$_mk"/kernel/module/.*.cmd
+	# shellcheck disable=SC2086
+	make -s -C "$1" ${VM_KBUILD:-} M="$_mk/kernel/module" modules >"$vm/kbuild.log" 2>&1 ||
 		{ cat "$vm/kbuild.log"; die "module build against $1 failed"; }
 	grep -q "warning" "$vm/kbuild.log" && { cat "$vm/kbuild.log"; not_ok "module builds without warnings against $1"; }
-	cp "$top/kernel/module/tracecost.ko" "$2"
+	cp "$_mk/kernel/module/tracecost.ko" "$2"
 }
 
 
