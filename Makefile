@@ -651,11 +651,11 @@ check-ftrace-table: ftrace-table
 # CPUs idle (tests that wait on threads, signals, QEMU and one another).
 # ARCH:NAME builds NAME for that architecture, KERNEL:NAME on that base.
 # CI checks the seed table on both bases for stock and the patched kernel
-# (.ci/run: make check-seed-table SEED_KERNELS="$(CHECK_KERNELS_61)", then
-# KERNEL=6.12 SEED_KERNELS="$(CHECK_KERNELS_612)"); the four-kernel tables
-# (irqsoff and lockdep too) are make check-seed-table [KERNEL=6.12], not in
-# CI: with them .ci/run took 100 min of its 90 on a fresh clone here (six
-# x86-64 kernel builds after debug and arm64's stock, 8 to 12 min each).
+# (.ci/run passes these names as SEED_KERNELS to make check-seed-table,
+# then with KERNEL=6.12); the four-kernel tables (irqsoff and lockdep too)
+# are make check-seed-table [KERNEL=6.12], not in CI: with them .ci/run
+# took 92 min of its 90 on a fresh clone here (six x86-64 kernel builds
+# after debug and arm64's stock, 7 to 12 min each).
 CHECK_KERNELS_61 := stock preemptirq
 CHECK_KERNELS_612 := stock preemptirq
 CHECK_KERNELS	= debug arm64:stock $(CHECK_KERNELS_61) $(addprefix 6.12:,$(CHECK_KERNELS_612))
