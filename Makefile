@@ -538,14 +538,33 @@ deps-kernel:
 # and kernel/configs/arch/ARCH/NAME.config, if there is one, after NAME.config).
 # KERNEL=6.12: Debian's linux-source-6.12 and kernel/patches/6.12/, trees in
 # $(KERNEL_CACHE)/6.12/NAME (KDIR: where the targets below find the kernels).
+# The trees themselves are built in KERNEL_STORE, outside the checkout:
+# $XDG_CACHE_HOME/tracecost/kernels, else ~/.cache/tracecost/kernels, so a
+# second checkout on the same machine (CI's clean clone, a worktree) finds
+# them by their hash instead of building them again; $(KERNEL_CACHE) holds
+# this checkout's links into it (kernel/build.sh). A KERNEL_CACHE given on
+# the command line is its own store, as before. Sub-makes inherit the store
+# from the environment.
 KERNELS		?= debug
+# (A HOME that is unset, / or not writable: the store is $(O)/kernels.)
+ifeq ($(origin KERNEL_CACHE),undefined)
+ifeq ($(origin KERNEL_STORE),undefined)
+KSTORE_HOME	:= $(if $(XDG_CACHE_HOME),$(XDG_CACHE_HOME),$(if $(filter-out /,$(HOME)),$(HOME)/.cache))
+KERNEL_STORE	:= $(if $(KSTORE_HOME),$(shell mkdir -p "$(KSTORE_HOME)" 2>/dev/null && \
+		   test -w "$(KSTORE_HOME)" && echo "$(KSTORE_HOME)/tracecost/kernels"))
+KERNEL_STORE	:= $(or $(KERNEL_STORE),$(O)/kernels)
+endif
+endif
 KERNEL_CACHE	?= $(O)/kernels
+KERNEL_STORE	?= $(KERNEL_CACHE)
+export KERNEL_STORE
 ARCH		?= x86_64
 KERNEL		?= 6.1
 KDIR		= $(if $(filter 6.1,$(KERNEL)),$(KERNEL_CACHE),$(KERNEL_CACHE)/$(KERNEL))
+KSTORE_DIR	= $(if $(filter 6.1,$(KERNEL)),$(KERNEL_STORE),$(KERNEL_STORE)/$(KERNEL))
 kernels: deps-kernels
 	@KERNEL_CACHE="$(KERNEL_CACHE)" ARCH="$(ARCH)" KERNEL="$(KERNEL)" V="$(V)" \
-		sh scripts/kbuild-progress.sh "$(KDIR)" bash kernel/build.sh $(KERNELS)
+		sh scripts/kbuild-progress.sh "$(KSTORE_DIR)" bash kernel/build.sh $(KERNELS)
 
 deps-kernels:
 	@sh scripts/deps.sh kernels

@@ -26,12 +26,23 @@
 # there is one: what NAME cannot have on that architecture, e.g. riscv's
 # irqsoff without the function tracer), with kbuild's O= into
 #
-#   $KERNEL_CACHE/NAME-HASH12/     .config, vmlinux, the boot image
+#   $KERNEL_STORE/NAME-HASH12/     .config, vmlinux, the boot image
 #                                  (arch/x86/boot/bzImage, arch/arm64/boot/Image,
 #                                  arch/riscv/boot/Image, arch/arm/boot/zImage,
 #                                  vmlinux for mips),
 #                                  Module.symvers, build.log
-#   $KERNEL_CACHE/NAME             symlink to it
+#   $KERNEL_CACHE/NAME-HASH12      symlink to it (when the two differ)
+#   $KERNEL_CACHE/NAME             symlink to NAME-HASH12
+#
+# The store, KERNEL_STORE, is where the trees are built and kept: outside
+# the checkout by default ($XDG_CACHE_HOME/tracecost/kernels, else
+# ~/.cache/tracecost/kernels), so that every checkout on the machine (a
+# clean clone for CI, a worktree) reuses a build whose hash it computes
+# instead of building it again; KERNEL_CACHE is this checkout's view of it,
+# links only, each checkout pointing NAME at its own hash. A KERNEL_CACHE
+# given without KERNEL_STORE is its own store (the trees in it, as before
+# the store existed); a tree already built inside KERNEL_CACHE itself is
+# used where it is.
 #
 # for ARCH x86_64 (the default) and KERNEL 6.1, into $KERNEL_CACHE/ARCH/ for
 # the other architectures (arm64 with Debian's aarch64-linux-gnu- cross
@@ -71,10 +82,11 @@
 # build fails naming the option (a typo or an unmet dependency).
 #
 # Environment: ARCH (x86_64, arm64, riscv, arm or mips; default x86_64), KERNEL (6.1 or
-# 6.12; default 6.1), KERNEL_CACHE (default build/kernels), V=1 (show the
+# 6.12; default 6.1), KERNEL_CACHE (default build/kernels), KERNEL_STORE
+# (default: KERNEL_CACHE if that is set, else the directory above), V=1 (show the
 # kernel's commands), W (kbuild's extra warnings, W=1; a build of its own),
-# JOBS (default: nproc). The cache is locked with flock, so two
-# callers wait for each other instead of colliding.
+# JOBS (default: nproc). The store is locked with flock, so two
+# callers (two checkouts too) wait for each other instead of colliding.
 set -eu -o pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -86,6 +98,17 @@ case "$kernel" in
 esac
 tarball=${LINUX_SOURCE_TARBALL:-/usr/src/linux-source-$kernel.tar.xz}
 cache=${KERNEL_CACHE:-$top/build/kernels}
+if [ -n "${KERNEL_STORE:-}" ]; then
+	store=$KERNEL_STORE
+elif [ -n "${KERNEL_CACHE:-}" ]; then
+	store=$KERNEL_CACHE
+elif [ -n "${XDG_CACHE_HOME:-}" ]; then
+	store=$XDG_CACHE_HOME/tracecost/kernels
+elif [ -n "${HOME:-}" ] && [ "$HOME" != / ]; then
+	store=$HOME/.cache/tracecost/kernels
+else
+	store=$cache
+fi
 jobs=${JOBS:-$(nproc)}
 verbose=${V:-0}
 # kbuild's extra warnings (W=1, W=12...): part of the hash, so such a build
@@ -212,16 +235,19 @@ if [ "$hash_only" = 1 ]; then
 	exit 0
 fi
 
-mkdir -p "$cache/src"
+mkdir -p "$cache" "$store/src"
 cache=$(cd "$cache" && pwd)
-exec 9>"$cache/.lock"
+store=$(cd "$store" && pwd)
+exec 9>"$store/.lock"
 if ! flock -n 9; then
-	echo "kernels: waiting for another build in $cache"
+	echo "kernels: waiting for another build in $store"
 	flock 9
 fi
+# the view's src/ (kernel/checkpatch.sh finds the pristine tree there)
+[ "$store" = "$cache" ] || [ -e "$cache/src" ] || ln -s "$store/src" "$cache/src"
 
 # pristine: unpack the source once
-pristine=$cache/src/linux-$srcver
+pristine=$store/src/linux-$srcver
 if [ ! -f "$pristine/.tracecost-unpacked" ]; then
 	echo "kernels: unpacking $(basename "$tarball") ($srcver)"
 	rm -rf "$pristine" "$pristine.tmp"
@@ -243,7 +269,7 @@ source_tree() {
 	[ -n "$plist" ] || die "kernel/patches/$pd has no patches"
 	# shellcheck disable=SC2086
 	ph=$( (echo "$srcver"; cat $plist) | sha256sum | cut -c1-12)
-	tree=$cache/src/$pd-$ph
+	tree=$store/src/$pd-$ph
 	if [ ! -f "$tree/.tracecost-patched" ]; then
 		echo "kernels: patching a copy of the source with kernel/patches/$pd" >&2
 		rm -rf "$tree" "$tree.tmp"
@@ -285,6 +311,13 @@ expect() {
 
 fmt_time() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
 
+# link_view: this checkout's names for $out: $view/NAME-HASH (when $out is
+# in the store) and $view/NAME, pointing at the hash this checkout computed
+link_view() {
+	[ "$out" = "$view/$name-$hash" ] || ln -sfn "$out" "$view/$name-$hash"
+	ln -sfn "$name-$hash" "$view/$name"
+}
+
 rc=0
 for name in "$@"; do
 	frag=$cfgdir/$name.config
@@ -292,14 +325,16 @@ for name in "$@"; do
 	ovfrag=$(ovfrag_of "$name")
 	src=$(source_tree "$frag") || exit 1
 	hash=$(kernel_hash "$name")
-	mkdir -p "$cache$kdir$sub"
-	out=$cache$kdir$sub/$name-$hash
+	view=$cache$kdir$sub
+	out=$store$kdir$sub/$name-$hash
+	# a tree built inside the view itself (before it had a store) stays there
+	[ ! -d "$view/$name-$hash" ] || [ -L "$view/$name-$hash" ] || out=$view/$name-$hash
+	mkdir -p "$view" "$out"
 	if [ -f "$out/.tracecost-built" ] && [ -r "$out/$image" ]; then
-		ln -sfn "$name-$hash" "$cache$kdir$sub/$name"
+		link_view
 		echo "kernels: $karch $kernel $name cached ($hash)"
 		continue
 	fi
-	mkdir -p "$out"
 	log=$out/build.log
 	start=$(date +%s)
 	want=$out/.tracecost-expect
@@ -350,7 +385,7 @@ for name in "$@"; do
 		continue
 	fi
 	touch "$out/.tracecost-built"
-	ln -sfn "$name-$hash" "$cache$kdir$sub/$name"
-	echo "kernels: $karch $kernel $name built in $(fmt_time $((end - start))) ($hash, $cache$kdir$sub/$name)"
+	link_view
+	echo "kernels: $karch $kernel $name built in $(fmt_time $((end - start))) ($hash, $view/$name)"
 done
 exit $rc

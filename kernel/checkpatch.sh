@@ -5,7 +5,7 @@
 # every series) through the kernel's own scripts/checkpatch.pl --no-tree, from
 # the Debian linux-source the series is for: linux-source-DIR for a DIR
 # named by a version (6.1, 6.12), linux-source-6.1 otherwise. It is the
-# pristine tree kernel/build.sh unpacked in $KERNEL_CACHE/src/ if there is
+# pristine tree kernel/build.sh unpacked in $KERNEL_STORE/src/ if there is
 # one, otherwise the three files checkpatch reads, extracted from
 # /usr/src/linux-source-VERSION.tar.xz. Fails unless every patch reports
 # "0 errors, 0 warnings" (make check-patches; kernel/patches/README.md).
@@ -18,7 +18,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 # checkpatch_for VERSION: the path of linux-source-VERSION's checkpatch.pl
 checkpatch_for() {
-	for d in "$cache"/src/linux-"$1".*/; do
+	for d in "${KERNEL_STORE:-$cache}"/src/linux-"$1".*/; do
 		if [ -f "$d/.tracecost-unpacked" ] && [ -r "$d/scripts/checkpatch.pl" ]; then
 			echo "$d/scripts/checkpatch.pl"
 			return 0

@@ -260,7 +260,7 @@ mkdir -p kb/kernel
 cp -r "$top/kernel/build.sh" "$top/kernel/configs" "$top/kernel/patches" kb/kernel/
 { echo "# tracecost-base: allnoconfig"; cat "$top/kernel/configs/stock.config"; } >kb/kernel/configs/badbase.config
 for mode in "" --hash; do
-	env -u ARCH -u KERNEL LINUX_SOURCE_TARBALL="$tmp/none.tar.xz" KERNEL_CACHE="$tmp/kb-cache" \
+	env -u ARCH -u KERNEL -u KERNEL_STORE LINUX_SOURCE_TARBALL="$tmp/none.tar.xz" KERNEL_CACHE="$tmp/kb-cache" \
 		bash kb/kernel/build.sh $mode stock badbase >kb.txt 2>&1
 	rc=$?
 	check "kernel/build.sh ${mode:+$mode }badbase (tracecost-base: allnoconfig): one line, exit 2, nothing done" \
@@ -269,7 +269,7 @@ for mode in "" --hash; do
 		 [ ! -e "$tmp/kb-cache" ] || { head -3 kb.txt | sed "s/^/# /"; false; }'
 done
 : >src.tar.xz
-env -u ARCH -u KERNEL LINUX_SOURCE_TARBALL="$tmp/src.tar.xz" KERNEL_CACHE="$tmp/kb-cache" \
+env -u ARCH -u KERNEL -u KERNEL_STORE LINUX_SOURCE_TARBALL="$tmp/src.tar.xz" KERNEL_CACHE="$tmp/kb-cache" \
 	bash "$top/kernel/build.sh" --hash stock defconfig-stock stock preemptirq defconfig-preemptirq >kh.txt 2>&1
 rc=$?
 check "kernel/build.sh --hash: NAME HASH BASE per name, the same hash twice, nothing unpacked or built" \
@@ -282,10 +282,76 @@ check "kernel/build.sh --hash: defconfig-stock and -preemptirq start from defcon
 	 [ $(awk "{ print \$2 }" kh.txt | sort -u | wc -l) -eq 4 ]'
 # the base line: its last word wins, blanks around it ignored; stock has none
 { echo "# tracecost-base: tinyconfig"; printf '# tracecost-base:\tdefconfig  \n'; cat "$top/kernel/configs/stock.config"; } >kb/kernel/configs/last.config
-env -u ARCH -u KERNEL LINUX_SOURCE_TARBALL="$tmp/src.tar.xz" \
+env -u ARCH -u KERNEL -u KERNEL_STORE LINUX_SOURCE_TARBALL="$tmp/src.tar.xz" \
 	bash kb/kernel/build.sh --hash last stock >kc2.txt 2>&1
 check "kernel/build.sh --hash: the last tracecost-base line names the base (blanks ignored), none is tinyconfig" \
 	'[ "$(awk "{ print \$1, \$3 }" kc2.txt | tr "\n" " ")" = "last defconfig stock tinyconfig " ] ||
 	 { sed "s/^/# /" kc2.txt; false; }'
+
+# kernel/build.sh's store: the trees are built in KERNEL_STORE, each
+# checkout's KERNEL_CACHE holds links into it, so a second checkout (a
+# clean clone) reuses a tree by its hash. A stand-in source tarball and a
+# tree marked built stand for the kernel; nothing is compiled.
+ks_missing=""
+for t in flex bison bc make xz; do
+	command -v $t >/dev/null 2>&1 || ks_missing="$ks_missing $t"
+done
+if [ -n "$ks_missing" ]; then
+	skip "kernel/build.sh's store: needs$ks_missing (make deps-kernels)"
+else
+	mkdir -p ks-src/linux && echo "# stand-in" >ks-src/linux/Makefile
+	tar -cJf ks.tar.xz -C ks-src linux
+	ks() {
+		env -u ARCH -u KERNEL -u XDG_CACHE_HOME -u KERNEL_CACHE -u KERNEL_STORE \
+			LINUX_SOURCE_TARBALL="$tmp/ks.tar.xz" "$@"
+	}
+	h=$(ks KERNEL_STORE="$tmp/ks-store" bash "$top/kernel/build.sh" --hash stock | awk '{ print $2 }')
+	# built_in DIR: a stand-in stock tree, built, in DIR
+	built_in() {
+		mkdir -p "$1/stock-$h/arch/x86/boot" && : >"$1/stock-$h/arch/x86/boot/bzImage" &&
+		: >"$1/stock-$h/.tracecost-built"
+	}
+	built_in ks-store
+	for v in a b; do
+		ks KERNEL_STORE="$tmp/ks-store" KERNEL_CACHE="$tmp/ks-$v" \
+			bash "$top/kernel/build.sh" stock >ks-$v.txt 2>&1
+		echo $? >ks-$v.rc
+	done
+	check "kernel/build.sh: two checkouts' caches, one store: the tree built once is cached for both" \
+		'[ "$(cat ks-a.rc ks-b.rc | tr "\n" " ")" = "0 0 " ] &&
+		 grep -qx "kernels: x86_64 6.1 stock cached ($h)" ks-a.txt &&
+		 grep -qx "kernels: x86_64 6.1 stock cached ($h)" ks-b.txt || { cat ks-a.txt ks-b.txt | sed "s/^/# /"; false; }'
+	check "kernel/build.sh: each cache holds links only: NAME -> NAME-HASH -> the store's tree, src -> the store's" \
+		'for v in a b; do
+			[ "$(readlink ks-$v/stock)" = "stock-$h" ] &&
+			[ "$(readlink -f ks-$v/stock)" = "$tmp/ks-store/stock-$h" ] &&
+			[ "$(readlink -f ks-$v/src)" = "$tmp/ks-store/src" ] &&
+			[ -z "$(find ks-$v -mindepth 1 ! -type l)" ] || exit 1
+		 done &&
+		 [ $(ls -d ks-store/src/linux-*/Makefile | wc -l) -eq 1 ] &&
+		 [ ! -e ks-store/src/linux-*.tmp ]'
+	# no KERNEL_CACHE and no KERNEL_STORE: the cache in the checkout
+	# (a copy's build/kernels), the store in ~/.cache
+	built_in home/.cache/tracecost/kernels
+	ks HOME="$tmp/home" bash kb/kernel/build.sh stock >ks-home.txt 2>&1
+	check "kernel/build.sh: by default the store is ~/.cache/tracecost/kernels, the cache the checkout's build/kernels" \
+		'[ $? -eq 0 ] && grep -qx "kernels: x86_64 6.1 stock cached ($h)" ks-home.txt &&
+		 [ "$(readlink -f kb/build/kernels/stock)" = "$tmp/home/.cache/tracecost/kernels/stock-$h" ] ||
+		 { sed "s/^/# /" ks-home.txt; false; }'
+	# a tree built inside the cache itself (before the store) is used where it is
+	built_in ks-old
+	ks KERNEL_STORE="$tmp/ks-store2" KERNEL_CACHE="$tmp/ks-old" bash "$top/kernel/build.sh" stock >ks-old.txt 2>&1
+	check "kernel/build.sh: a tree already built in the cache itself stays the one used" \
+		'[ $? -eq 0 ] && grep -qx "kernels: x86_64 6.1 stock cached ($h)" ks-old.txt &&
+		 [ "$(readlink ks-old/stock)" = "stock-$h" ] && [ ! -L ks-old/stock-$h ] &&
+		 [ ! -e ks-store2/stock-$h ] || { sed "s/^/# /" ks-old.txt; false; }'
+	# KERNEL_CACHE alone is its own store, as before
+	built_in ks-own
+	ks KERNEL_CACHE="$tmp/ks-own" bash "$top/kernel/build.sh" stock >ks-own.txt 2>&1
+	check "kernel/build.sh: KERNEL_CACHE without KERNEL_STORE is its own store" \
+		'[ $? -eq 0 ] && grep -qx "kernels: x86_64 6.1 stock cached ($h)" ks-own.txt &&
+		 [ -d ks-own/src ] && [ ! -L ks-own/src ] && [ ! -L ks-own/stock-$h ] ||
+		 { sed "s/^/# /" ks-own.txt; false; }'
+fi
 
 summary stage
