@@ -549,9 +549,8 @@ KERNELS		?= debug
 # (A HOME that is unset, / or not writable: the store is $(O)/kernels.)
 ifeq ($(origin KERNEL_CACHE),undefined)
 ifeq ($(origin KERNEL_STORE),undefined)
-KSTORE_HOME	:= $(if $(XDG_CACHE_HOME),$(XDG_CACHE_HOME),$(if $(filter-out /,$(HOME)),$(HOME)/.cache))
-KERNEL_STORE	:= $(if $(KSTORE_HOME),$(shell mkdir -p "$(KSTORE_HOME)" 2>/dev/null && \
-		   test -w "$(KSTORE_HOME)" && echo "$(KSTORE_HOME)/tracecost/kernels"))
+KERNEL_STORE	:= $(if $(XDG_CACHE_HOME),$(XDG_CACHE_HOME)/tracecost/kernels,$(if $(filter-out /,$(HOME)),$(shell \
+		   test -w "$(HOME)" && echo "$(HOME)/.cache/tracecost/kernels")))
 KERNEL_STORE	:= $(or $(KERNEL_STORE),$(O)/kernels)
 endif
 endif
